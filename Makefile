@@ -1,0 +1,60 @@
+# Every target works from a fresh clone: the venv, the database and the model are made on demand.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+MODEL := var/model.skops
+PACKAGES := game_rules moderation lexicons models api bansha
+
+.PHONY: run test lint bench venv venv-dev model db browser-deps clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Stamps re-run the install whenever pyproject.toml changes.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+venv: $(VENV)/.installed
+venv-dev: $(VENV)/.installed-dev
+
+$(MODEL): $(VENV)/.installed $(wildcard corpus/*.jsonl) $(wildcard lexicons/*.txt)
+	$(BIN)/bansha train --out $(MODEL)
+
+model: $(MODEL)
+
+db: $(VENV)/.installed
+	$(BIN)/bansha db upgrade
+
+run: venv db model
+	$(BIN)/bansha serve --host $(HOST) --port $(PORT)
+
+# Chromium and CJK fonts for the console's browser tests; best effort, the tests skip with a reason without them.
+browser-deps:
+	@if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi 'noto.*cjk'; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null) \
+				|| echo "browser-deps: apt-get failed; browser tests will be skipped"; \
+		else echo "browser-deps: not root or no apt-get; browser tests will be skipped"; fi; \
+	fi
+
+lint: venv-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: venv-dev browser-deps lint model
+	$(BIN)/pytest -n 2 --dist loadgroup
+
+bench: venv-dev model
+	$(BIN)/python -m bench.run
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+import sys
+
+from bansha.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""game_rules package."""
