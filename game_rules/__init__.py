@@ -1,1 +1,138 @@
-"""game_rules package."""
+"""Bansha game core: pure, event-sourced referees for the seed rulesets (m72, m08, wa004).
+
+Quick start::
+
+    >>> from game_rules import new_game, CastVote, CloseDay
+    >>> g = new_game("m08", [f"P{i:02}" for i in range(1, 12)], seed="demo")
+    >>> for voter in g.state.living():
+    ...     _ = g.apply(CastVote(voter, "P01"))
+    >>> _ = g.apply(CloseDay())
+    >>> g.state.sheriff, g.state.phase
+    ('P01', 'night')
+
+Concepts
+--------
+* **Events** (``events.py``): frozen dataclasses appended to the game's log; the only way state
+  changes. ``event_to_dict`` / ``event_from_dict`` give plain JSON dicts with a ``type`` tag.
+* **State** (``state.py``): ``GameState``, the fold of the log (folded incrementally).
+* **Actions** (``actions.py``): requests (``CastVote``, ``CloseDay``, ``UseSkill``, ``EndNight``,
+  ``DeadlinePassed``, ``LeaveLastWords``, ``Eject``, ``Substitute``, ``DeclareFactionLost``,
+  ``ScheduleDay``). ``Game.apply(action)`` validates, then emits events; an illegal action raises a
+  ``GameRuleError`` subclass naming the rule and leaves the game unchanged.
+* **Views** (``views.py``): public / per-character / director; built only from each event's scope.
+* **Randomness** (``randomness.py``): one seed; commitment = SHA-256(seed + deal) published at the
+  start, seed revealed by ``GameEnded``.
+* **Rebuilding**: ``Game.rebuild(ruleset_id, params_overrides, seed, characters, event_dicts)``.
+
+How a ruleset plugs in
+----------------------
+1. Write the parameters as data: ``game_rules/rulesets/<id>.yaml`` with at least ``id``,
+   ``engine`` (the engine id that plays it), ``player_count``, ``factions`` (key -> Chinese name)
+   and ``roles`` (key -> ``{name, faction, count, ...traits}``; counts must add up to
+   ``player_count``). Common optional keys: ``sheriff_weight``, ``tie_rule``,
+   ``max_vote_changes``, ``last_words``, ``red_card_timing`` (``before_vote``/``after_vote``),
+   ``night_order``, ``deadlines`` (minutes after 关门), ``vote_policy``; anything else lands in
+   ``RulesetParams.extra``. A variant (M08 with 12 players: ``rulesets/m08_12.yaml``) needs only
+   a new YAML file naming an existing engine.
+2. Write the engine: a subclass of ``game_rules.registry.Ruleset`` (or of
+   ``game_rules.werewolf.WerewolfRuleset``, which already does day votes via ``votes.py``, sheriff,
+   last words, decisions, red cards and deadlines) decorated with ``@register_engine`` and with
+   ``engine = "<id>"``. Implement ``start(game)``, ``handle(game, action)``,
+   ``legal_actions(state, actor)``, ``eject(game, action)`` and ``check_end(game)``; optionally
+   ``deal``, ``fold`` (for the engine's own event classes, registered with
+   ``@register_event`` and listed in ``own_events``) and ``visible_role``. Hooks read
+   ``game.state`` and change it only with ``game.emit(event)``; validate before emitting (the
+   game rolls back anyway if a hook raises midway). Random picks: ``game.random(label)``. End the
+   game with ``game.end(winner, results, reason)``.
+3. Add the module to ``registry.ENGINE_MODULES`` (``"wa004": "game_rules.wa004"``) so that it is
+   imported lazily on first use, and ``new_game("<id>", ...)`` works.
+
+Per-character bookkeeping without new event classes: ``StatusSet(character, key, value)`` and
+``FlagSet(key, value)`` (director-only), ``Told`` for private feedback, ``Announced`` for 公示.
+"""
+
+from __future__ import annotations
+
+from game_rules.actions import (
+    Action,
+    CastVote,
+    CloseDay,
+    DeadlinePassed,
+    DeclareFactionLost,
+    Eject,
+    EndNight,
+    LeaveLastWords,
+    ScheduleDay,
+    Substitute,
+    UseSkill,
+)
+from game_rules.errors import (
+    DeadActorError,
+    GameOverError,
+    GameRuleError,
+    IllegalActionError,
+    InvalidTargetError,
+    LogError,
+    NotYourSkillError,
+    ParameterError,
+    PendingDecisionError,
+    ScriptError,
+    SkillUsedUpError,
+    SubstitutionError,
+    UnknownCharacterError,
+    UnknownRulesetError,
+    WrongPhaseError,
+)
+from game_rules.events import Event, event_from_dict, event_to_dict, register_event
+from game_rules.game import Game, new_game
+from game_rules.outcome import Outcome
+from game_rules.params import RulesetParams, load_params
+from game_rules.registry import Ruleset, get_ruleset, register_engine
+from game_rules.state import Elimination, GameState
+from game_rules.views import CharacterView, DirectorView, PublicView
+
+__all__ = [
+    "Action",
+    "CastVote",
+    "CharacterView",
+    "CloseDay",
+    "DeadActorError",
+    "DeadlinePassed",
+    "DeclareFactionLost",
+    "DirectorView",
+    "Eject",
+    "Elimination",
+    "EndNight",
+    "Event",
+    "Game",
+    "GameOverError",
+    "GameRuleError",
+    "GameState",
+    "IllegalActionError",
+    "InvalidTargetError",
+    "LeaveLastWords",
+    "LogError",
+    "NotYourSkillError",
+    "Outcome",
+    "ParameterError",
+    "PendingDecisionError",
+    "PublicView",
+    "Ruleset",
+    "RulesetParams",
+    "ScheduleDay",
+    "ScriptError",
+    "SkillUsedUpError",
+    "Substitute",
+    "SubstitutionError",
+    "UnknownCharacterError",
+    "UnknownRulesetError",
+    "UseSkill",
+    "WrongPhaseError",
+    "event_from_dict",
+    "event_to_dict",
+    "get_ruleset",
+    "load_params",
+    "new_game",
+    "register_engine",
+    "register_event",
+]

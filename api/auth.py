@@ -1,0 +1,95 @@
+"""Tokens: a director token per game and a player token per character; the public needs none.
+
+Tokens travel only in the ``Authorization: Bearer`` header; a token in the query string is refused
+so that it never lands in access logs. The database stores only each token's SHA-256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from flask import request
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from api.errors import BadRequest, Forbidden, Unauthorized
+from models.game import Token
+
+DIRECTOR = "director"
+PLAYER = "player"
+PUBLIC = "public"
+
+
+def new_token() -> str:
+    """A fresh random token (URL-safe, 256 bits)."""
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a token.
+
+    >>> len(hash_token("abc"))
+    64
+    """
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling: the public, a player (one character of one game) or a game's director."""
+
+    kind: str
+    game_id: str | None = None
+    character: str | None = None
+    token_hash: str | None = None
+
+    @property
+    def label(self) -> str:
+        """How the audit trail names this caller."""
+        if self.kind == PLAYER:
+            return f"player:{self.character}"
+        return self.kind
+
+
+def bearer_token() -> str | None:
+    """The bearer token of the current request, or None when there is no Authorization header."""
+    if "token" in request.args or "access_token" in request.args:
+        raise BadRequest("tokens are accepted only in the Authorization header, never in the URL")
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "bearer" or not value.strip():
+        raise Unauthorized("Authorization header must be 'Bearer <token>'")
+    return value.strip()
+
+
+def identify(session: Session) -> Caller:
+    """Resolve the current request's caller (public when no token is given)."""
+    token = bearer_token()
+    if token is None:
+        return Caller(PUBLIC)
+    digest = hash_token(token)
+    row = session.execute(
+        select(Token.game_id, Token.kind, Token.character).where(Token.token_hash == digest)
+    ).first()
+    if row is None:
+        raise Unauthorized("unknown token")
+    return Caller(row.kind, row.game_id, row.character, digest)
+
+
+def require(caller: Caller, game_id: str, *kinds: str) -> Caller:
+    """Check that ``caller`` may act on ``game_id`` as one of ``kinds``; raise 401/403 otherwise."""
+    if PUBLIC in kinds:
+        if caller.kind != PUBLIC and caller.game_id != game_id:
+            raise Forbidden("this token belongs to another game")
+        return caller
+    if caller.kind == PUBLIC:
+        raise Unauthorized("this endpoint needs a token in the Authorization header")
+    if caller.game_id != game_id:
+        raise Forbidden("this token belongs to another game")
+    if caller.kind not in kinds:
+        raise Forbidden(f"this endpoint needs a {' or '.join(kinds)} token")
+    return caller

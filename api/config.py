@@ -1,0 +1,60 @@
+"""Service configuration: defaults, overridden by environment variables, then by ``test_config``.
+
+=============================  ====================================  ==============================
+key                            environment variable                  default
+=============================  ====================================  ==============================
+``DATABASE_URL``               ``DATABASE_URL``                      ``sqlite:///…/var/bansha.sqlite3``
+``MAX_CONTENT_LENGTH``         ``BANSHA_MAX_BODY``                   2 MiB (larger bodies get 413)
+``MAX_BATCH``                  ``BANSHA_MAX_BATCH``                  500 posts per request
+``MAX_POST_CHARS``             ``BANSHA_MAX_POST_CHARS``             20,000 characters per post
+``RATE_LIMIT_POSTS``           ``BANSHA_RATE_LIMIT`` (``N/SECONDS``) 3000 posts per 60 s per token
+``MODEL_PATH``                 ``BANSHA_MODEL``                      ``var/model.skops`` (optional)
+=============================  ====================================  ==============================
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from models.database import default_database_url, normalise_url
+
+DEFAULT_MAX_BODY = 2 * 1024 * 1024
+
+
+def parse_rate(text: str) -> tuple[int, int]:
+    """Parse ``"N/SECONDS"`` into ``(N, SECONDS)``.
+
+    >>> parse_rate("3000/60")
+    (3000, 60)
+    >>> parse_rate("5")
+    Traceback (most recent call last):
+    ...
+    ValueError: rate limit must look like N/SECONDS, got '5'
+    """
+    try:
+        count, seconds = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise ValueError(f"rate limit must look like N/SECONDS, got {text!r}") from None
+    if count < 1 or seconds < 1:
+        raise ValueError(f"rate limit must be positive, got {text!r}")
+    return count, seconds
+
+
+def load_config(test_config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The effective configuration."""
+    env = os.environ
+    config: dict[str, Any] = {
+        "DATABASE_URL": default_database_url(),
+        "MAX_CONTENT_LENGTH": int(env.get("BANSHA_MAX_BODY", DEFAULT_MAX_BODY)),
+        "MAX_BATCH": int(env.get("BANSHA_MAX_BATCH", 500)),
+        "MAX_POST_CHARS": int(env.get("BANSHA_MAX_POST_CHARS", 20_000)),
+        "RATE_LIMIT_POSTS": parse_rate(env.get("BANSHA_RATE_LIMIT", "3000/60")),
+        "MODEL_PATH": env.get("BANSHA_MODEL", os.path.join("var", "model.skops")),
+        "JSON_AS_ASCII": False,
+    }
+    if test_config:
+        config.update(test_config)
+    config["DATABASE_URL"] = normalise_url(config["DATABASE_URL"])
+    return config

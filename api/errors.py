@@ -1,0 +1,109 @@
+"""JSON errors for every rejection. A rejected request never changes anything.
+
+Every error body has the shape ``{"error": {"code": ..., "message": ..., ...}}``; ``rule`` names the
+game rule for 409s, ``path`` the offending field for 400s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, Response, jsonify
+from werkzeug.exceptions import HTTPException
+
+
+class ApiError(Exception):
+    """Base of the service's HTTP errors; ``status`` is the HTTP status code."""
+
+    status = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.extra = extra
+
+    def body(self) -> dict[str, Any]:
+        """The JSON error body."""
+        return {"error": {"code": self.code, "message": self.message, **self.extra}}
+
+
+class BadRequest(ApiError):
+    """Malformed JSON or a body that does not fit the endpoint's schema."""
+
+    status = 400
+    code = "bad_request"
+
+
+class Unauthorized(ApiError):
+    """No token, or a token the service does not know."""
+
+    status = 401
+    code = "unauthorized"
+
+
+class Forbidden(ApiError):
+    """A valid token that may not do this (wrong game, or a player token on a director endpoint)."""
+
+    status = 403
+    code = "forbidden"
+
+
+class NotFound(ApiError):
+    """An unknown game, suggestion or character."""
+
+    status = 404
+    code = "not_found"
+
+
+class Conflict(ApiError):
+    """The request is well-formed but the rules (or the current state) forbid it."""
+
+    status = 409
+    code = "conflict"
+
+
+class RateLimited(ApiError):
+    """Too many posting requests for this token in the current window."""
+
+    status = 429
+    code = "rate_limited"
+
+
+class TooLarge(ApiError):
+    """A body or a batch over the documented limit."""
+
+    status = 413
+    code = "too_large"
+
+
+def _json_error(status: int, code: str, message: str, **extra: Any) -> tuple[Response, int]:
+    return jsonify({"error": {"code": code, "message": message, **extra}}), status
+
+
+def register_error_handlers(app: Flask) -> None:
+    """Make every error, including Flask's own 404/405/413, a JSON body."""
+
+    @app.errorhandler(ApiError)
+    def _api_error(exc: ApiError) -> tuple[Response, int]:
+        response = jsonify(exc.body())
+        if isinstance(exc, Unauthorized):
+            response.headers["WWW-Authenticate"] = 'Bearer realm="bansha"'
+        if isinstance(exc, RateLimited) and "retry_after" in exc.extra:
+            response.headers["Retry-After"] = str(exc.extra["retry_after"])
+        return response, exc.status
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException) -> tuple[Response, int]:
+        status = exc.code or 500
+        codes = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+        message = exc.description or exc.name
+        if status == 413:
+            limit = app.config.get("MAX_CONTENT_LENGTH")
+            message = f"request body over the limit of {limit} bytes"
+        return _json_error(status, codes.get(status, exc.name.lower().replace(" ", "_")), message)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> tuple[Response, int]:
+        app.logger.exception("unhandled error")
+        return _json_error(500, "internal_error", "internal error; nothing was changed")

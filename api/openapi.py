@@ -1,0 +1,219 @@
+"""Endpoint declarations and the OpenAPI 3.1 document generated from them.
+
+Every JSON endpoint is declared with :func:`endpoint`: method, path, who may call it, the request
+schema (which also validates the body) and the response schema. ``/openapi.json`` is built from
+these declarations alone, so it describes exactly what the service accepts and returns.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, request
+
+from api.errors import BadRequest
+from api.schema import Field, SchemaError
+
+ERROR_TEXT = {
+    400: "Malformed JSON or a body that does not fit the schema (nothing changed)",
+    401: "Missing or unknown token",
+    403: "Token may not do this (other game, or not a director token)",
+    404: "Unknown game, suggestion or character",
+    409: "Illegal in the current state; `rule` names the rule (nothing changed)",
+    413: "Body or batch over the documented limit (nothing changed)",
+    429: "Posting rate limit for this token reached (nothing changed)",
+}
+
+AUTH_TEXT = {
+    "public": "no token needed",
+    "player": "a player token (sees only its own character)",
+    "director": "the game's director token",
+}
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One declared endpoint."""
+
+    method: str
+    rule: str
+    summary: str
+    auth: tuple[str, ...]
+    tag: str
+    request: Field | None = None
+    response: Field | None = None
+    status: int = 200
+    errors: tuple[int, ...] = ()
+    description: str = ""
+    query: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def path(self) -> str:
+        """The OpenAPI form of the Flask rule (``<game_id>`` -> ``{game_id}``)."""
+        return re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", self.rule)
+
+
+ENDPOINTS: list[Endpoint] = []
+
+
+def read_json_body() -> Any:
+    """Decode the request body as JSON, or raise :class:`BadRequest` saying why not."""
+    raw = request.get_data(cache=True)
+    if not raw:
+        raise BadRequest("request body is empty; expected JSON")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise BadRequest(f"request body is not UTF-8: {exc.reason}") from exc
+    except json.JSONDecodeError as exc:
+        raise BadRequest(
+            f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from exc
+
+
+def endpoint(
+    bp: Blueprint,
+    method: str,
+    rule: str,
+    *,
+    summary: str,
+    auth: tuple[str, ...],
+    tag: str,
+    request_schema: Field | None = None,
+    response: Field | None = None,
+    status: int = 200,
+    errors: tuple[int, ...] = (),
+    description: str = "",
+    query: dict[str, str] | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a view on ``bp`` and declare it for the OpenAPI document.
+
+    With ``request_schema`` the decoded, validated body is passed to the view as ``body``.
+    """
+    spec = Endpoint(
+        method=method,
+        rule=rule,
+        summary=summary,
+        auth=auth,
+        tag=tag,
+        request=request_schema,
+        response=response,
+        status=status,
+        errors=errors,
+        description=description,
+        query=dict(query or {}),
+    )
+    ENDPOINTS.append(spec)
+
+    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(view)
+        def wrapper(**kwargs: Any) -> Any:
+            if request_schema is not None:
+                try:
+                    kwargs["body"] = request_schema.validate(read_json_body())
+                except SchemaError as exc:
+                    raise BadRequest(exc.message, path=exc.path) from exc
+            return view(**kwargs)
+
+        bp.add_url_rule(rule, endpoint=view.__name__, view_func=wrapper, methods=[method])
+        return wrapper
+
+    return decorate
+
+
+def openapi_document(max_content_length: int | None = None) -> dict[str, Any]:
+    """The OpenAPI 3.1 document for every declared endpoint."""
+    paths: dict[str, dict[str, Any]] = {}
+    for spec in ENDPOINTS:
+        operation: dict[str, Any] = {
+            "summary": spec.summary,
+            "tags": [spec.tag],
+            "operationId": f"{spec.method.lower()}_{re.sub(r'[^a-z0-9]+', '_', spec.path.lower())}",
+            "description": (spec.description + "\n\n" if spec.description else "")
+            + "Who may call: "
+            + "; ".join(AUTH_TEXT[a] for a in spec.auth)
+            + ".",
+            "responses": {},
+        }
+        params = [
+            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+            for name in re.findall(r"{(\w+)}", spec.path)
+        ]
+        params += [
+            {
+                "name": name,
+                "in": "query",
+                "required": False,
+                "schema": {"type": "string"},
+                "description": text,
+            }
+            for name, text in spec.query.items()
+        ]
+        if params:
+            operation["parameters"] = params
+        if spec.auth == ("public",):
+            operation["security"] = []
+        elif "public" in spec.auth:
+            operation["security"] = [{}, {"bearer": []}]
+        else:
+            operation["security"] = [{"bearer": []}]
+        if spec.request is not None:
+            operation["requestBody"] = {
+                "required": True,
+                "content": {"application/json": {"schema": spec.request.json_schema()}},
+            }
+        ok: dict[str, Any] = {"description": "Success"}
+        if spec.response is not None:
+            ok["content"] = {"application/json": {"schema": spec.response.json_schema()}}
+        operation["responses"][str(spec.status)] = ok
+        for status in spec.errors:
+            text = ERROR_TEXT[status]
+            if status == 413 and max_content_length:
+                text += f" (limit: {max_content_length} bytes)"
+            operation["responses"][str(status)] = {
+                "description": text,
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+            }
+        paths.setdefault(spec.path, {})[spec.method.lower()] = operation
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Bansha Referee (版杀裁判)",
+            "version": "0.1.0",
+            "description": "Screens forum posts of 版杀 games, suggests cards, keeps each player's "
+            "ledger and ejects red-carded characters from the running game. See docs/api.md.",
+        },
+        "paths": dict(sorted(paths.items())),
+        "components": {
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "Director or player token, only in the Authorization header.",
+                }
+            },
+            "schemas": {
+                "Error": {
+                    "type": "object",
+                    "required": ["error"],
+                    "properties": {
+                        "error": {
+                            "type": "object",
+                            "required": ["code", "message"],
+                            "properties": {
+                                "code": {"type": "string"},
+                                "message": {"type": "string"},
+                                "rule": {"type": "string"},
+                                "path": {"type": "string"},
+                            },
+                        }
+                    },
+                }
+            },
+        },
+    }

@@ -1,0 +1,52 @@
+"""Posting rate limit per token, kept in the database so every worker shares one count.
+
+A fixed window: the counter row ``(token, epoch // seconds)`` is incremented with one atomic
+``INSERT ... ON CONFLICT DO UPDATE ... RETURNING`` inside the request's own transaction, so the
+count is exact across any number of processes and hosts, and a rejected request (which rolls
+back) consumes nothing. An in-process limiter would let N workers accept N times the limit.
+"""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import delete
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from api.errors import RateLimited
+from models.ratelimit import RateWindow
+
+
+def consume(
+    session: Session, token_hash: str, cost: int, limit: tuple[int, int], now: float | None = None
+) -> int:
+    """Add ``cost`` posts to the token's current window; raise :class:`RateLimited` past the limit.
+
+    Returns the window's new count.
+    """
+    allowed, seconds = limit
+    now = time.time() if now is None else now
+    window = int(now // seconds)
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    values = insert(RateWindow).values(token_hash=token_hash, window=window, count=cost)
+    stmt = values.on_conflict_do_update(
+        index_elements=[RateWindow.token_hash, RateWindow.window],
+        set_={"count": RateWindow.count + cost},
+    ).returning(RateWindow.count)
+    count = int(session.execute(stmt).scalar_one())
+    if count == cost:
+        # First request of a new window: old windows of this token are dead weight.
+        session.execute(
+            delete(RateWindow).where(
+                RateWindow.token_hash == token_hash, RateWindow.window < window
+            )
+        )
+    if count > allowed:
+        retry = int(seconds - (now % seconds)) + 1
+        raise RateLimited(
+            f"posting limit of {allowed} posts per {seconds} s reached for this token",
+            retry_after=retry,
+        )
+    return count

@@ -1,0 +1,785 @@
+"""The referee's work inside one locked game: posts in, suggestions, decisions, cards, ejections.
+
+Every function here runs inside a write transaction in which the game row is locked (see
+:mod:`api.store`) and takes a :class:`LockedGame`. They raise :class:`~api.errors.ApiError`
+subclasses to reject a request; the caller's transaction then rolls back, so nothing is half-done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from flask import current_app
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from api import cardrules
+from api.database import db
+from api.errors import BadRequest, Conflict, NotFound
+from api.gameplay import Game, GameCache, GameRuleError, events_to_dicts, rebuild_game
+from api.screening import Screened
+from api.store import append_events, audit, get_game, load_events, lock_game
+from game_rules import actions as act
+from game_rules.events import Announced, Eliminated, Event
+from game_rules.votes import InvalidVoteError, parse_vote
+from models.cards import Card, Decision, Suggestion
+from models.game import Game as GameRow
+from models.labelled import LabelledExampleRow
+from models.posts import Post
+from models.types import utcnow
+
+THREADS = ("discussion", "vote", "process", "rules")
+#: threads in which a post by an eliminated character is 诈尸, per ruleset (the seeds' 6(1)/6(2))
+ZOMBIE_THREADS = {
+    "m08": frozenset({"discussion", "vote"}),
+    "m72": frozenset({"discussion", "vote", "process"}),
+    "wa004": frozenset({"discussion", "vote", "process", "rules"}),
+}
+#: categories the classifier learns; decisions on other kinds are not training examples
+TEXT_CATEGORIES = frozenset(
+    {"insult", "oath", "vest", "director", "evidence", "real_life", "meta", "emotional"}
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading games
+
+
+def cache() -> GameCache:
+    """This process's cache of rebuilt games."""
+    found: GameCache = current_app.extensions["bansha_games"]
+    return found
+
+
+def characters_of(row: GameRow) -> list[str]:
+    """The game's characters in seating order."""
+    return [p["character"] for p in row.players]
+
+
+def aliases_of(row: GameRow) -> dict[str, list[str]]:
+    """Character -> aliases, as given at creation."""
+    return {p["character"]: list(p.get("aliases", [])) for p in row.players}
+
+
+def load_game(session: Session, row: GameRow) -> Game:
+    """The game at ``row.version`` (from the cache when it holds exactly that version)."""
+    game = cache().take(row.id, row.version)
+    if game is None:
+        events = load_events(session, row.id)[: row.version]
+        game = rebuild_game(row.ruleset, row.seed, characters_of(row), events)
+    return game
+
+
+@dataclass
+class LockedGame:
+    """A locked game row and its rebuilt game; new events are collected and stored by flush."""
+
+    session: Session
+    row: GameRow
+    game: Game
+    pending: list[Event] = field(default_factory=list)
+
+    @property
+    def ruleset(self) -> str:
+        """The ruleset id."""
+        return self.row.ruleset
+
+    def apply(self, action: act.Action) -> tuple[Event, ...]:
+        """Apply ``action``; a rule violation becomes a 409 naming the rule."""
+        try:
+            events = self.game.apply(action)
+        except GameRuleError as exc:
+            raise Conflict(exc.message, rule=exc.rule) from exc
+        self.pending.extend(events)
+        return events
+
+    def flush(self) -> None:
+        """Store the collected events in the log."""
+        if self.pending:
+            append_events(self.session, self.row, events_to_dicts(self.pending))
+            self.pending = []
+            if self.game.state.ended and not self.row.finished:
+                self.row.finished = True
+
+
+@contextmanager
+def locked_game(game_id: str) -> Iterator[tuple[Session, LockedGame]]:
+    """A write transaction with ``game_id`` locked; the rebuilt game is cached after commit."""
+    holder: list[LockedGame] = []
+    with db().write() as session:
+        row = lock_game(session, game_id)
+        locked = LockedGame(session, row, load_game(session, row))
+        holder.append(locked)
+        yield session, locked
+        locked.flush()
+    cache().put(row.id, row.version, locked.game)
+
+
+@contextmanager
+def read_game(game_id: str) -> Iterator[tuple[Session, GameRow, Game]]:
+    """A read transaction with the game rebuilt at its committed version."""
+    with db().read() as session:
+        row = get_game(session, game_id)
+        game = load_game(session, row)
+        yield session, row, game
+    cache().put(row.id, row.version, game)
+
+
+# ---------------------------------------------------------------------------------------------
+# Posts
+
+
+def suggestion_json(
+    s: Suggestion, post: Post | None = None, decision: Decision | None = None
+) -> dict[str, Any]:
+    """A suggestion as JSON (with its post and decision when given)."""
+    out: dict[str, Any] = {
+        "id": s.id,
+        "game_id": s.game_id,
+        "character": s.character,
+        "kind": s.kind,
+        "category": s.category,
+        "colour": s.colour,
+        "colour_name": cardrules.colour_name(s.colour),
+        "day": s.day,
+        "status": s.status,
+        "reasons": s.reasons,
+        "created_at": s.created_at.isoformat(),
+        "post": None,
+        "decision": None,
+    }
+    if post is not None:
+        out["post"] = {
+            "id": post.id,
+            "forum_post_id": post.forum_post_id,
+            "thread": post.thread,
+            "day": post.day,
+            "posted_at": post.posted_at.isoformat(),
+            "body": post.body,
+            "findings": post.findings,
+        }
+    if decision is not None:
+        out["decision"] = decision_json(decision)
+    return out
+
+
+def decision_json(d: Decision) -> dict[str, Any]:
+    """A decision as JSON."""
+    return {
+        "id": d.id,
+        "suggestion_id": d.suggestion_id,
+        "action": d.action,
+        "colour": d.colour,
+        "colour_name": cardrules.colour_name(d.colour),
+        "note": d.note,
+        "faction_lost": d.faction_lost,
+        "decided_by": d.decided_by,
+        "decided_at": d.decided_at.isoformat(),
+    }
+
+
+def card_json(c: Card) -> dict[str, Any]:
+    """A card as JSON."""
+    return {
+        "id": c.id,
+        "character": c.character,
+        "colour": c.colour,
+        "colour_name": cardrules.colour_name(c.colour),
+        "source": c.source,
+        "category": c.category,
+        "reason": c.reason,
+        "escalated_from": list(c.escalated_from),
+        "decision_id": c.decision_id,
+        "issued_by": c.issued_by,
+        "day": c.day,
+        "created_at": c.created_at.isoformat(),
+    }
+
+
+def post_result(post: Post, suggestion: Suggestion | None, duplicate: bool) -> dict[str, Any]:
+    """The response for one ingested post."""
+    return {
+        "post_id": post.id,
+        "forum_post_id": post.forum_post_id,
+        "duplicate": duplicate,
+        "author": post.author,
+        "thread": post.thread,
+        "day": post.day,
+        "water": post.is_water,
+        "zombie": post.zombie,
+        "counts_activity": post.counts_activity,
+        "findings": post.findings,
+        "vote": post.vote,
+        "suggestion": None if suggestion is None else suggestion_json(suggestion),
+    }
+
+
+def _vote_from_post(locked: LockedGame, post: dict[str, Any]) -> dict[str, Any]:
+    """Parse a vote post and cast it; the outcome (counted / invalid / rejected) as JSON."""
+    state = locked.game.state
+    voter = post["author"]
+    if state.phase != "day" or post["day"] != state.day:
+        return {
+            "status": "rejected",
+            "rule": "not_voting_day",
+            "message": f"第{post['day']}天的投票不在当前投票期"
+            f"（当前：第{state.day}天{phase_name(state.phase)}）",
+        }
+    living = state.living()
+    aliases = aliases_of(locked.row)
+    candidates = {name: aliases.get(name, []) for name in living}
+    try:
+        parsed = parse_vote(post["body"], candidates)
+    except InvalidVoteError as exc:
+        return {"status": "invalid", "rule": exc.rule, "message": exc.message}
+    # Post times are compared with the day's 关门 time only once the director has scheduled it
+    # (action schedule_day); before that, ballots are ordered by arrival.
+    scheduled = bool(state.flags.get("closes_at"))
+    ballot = act.CastVote(
+        voter=voter,
+        target=parsed.target,
+        at=post["posted_at"] if scheduled else None,
+        is_change=parsed.is_change,
+        post_id=post["forum_post_id"],
+        reason=parsed.reason,
+        replies_to=post.get("reply_to"),
+    )
+    try:
+        locked.pending.extend(locked.game.apply(ballot))
+    except GameRuleError as exc:
+        return {
+            "status": "rejected",
+            "rule": exc.rule,
+            "message": exc.message,
+            "target": parsed.target,
+            "is_change": parsed.is_change,
+        }
+    return {
+        "status": "counted",
+        "target": parsed.target,
+        "abstain": parsed.target is None,
+        "is_change": parsed.is_change,
+        "reason": parsed.reason,
+    }
+
+
+def phase_name(phase: str) -> str:
+    return {"day": "白天", "night": "夜晚"}.get(phase, phase)
+
+
+def stored_cards(session: Session, game_id: str, character: str) -> list[Card]:
+    """A character's card rows in issue order."""
+    return list(
+        session.scalars(
+            select(Card)
+            .where(Card.game_id == game_id, Card.character == character)
+            .order_by(Card.id)
+        )
+    )
+
+
+def ledger_for(ruleset: str, character: str, cards: Sequence[Card]) -> Any:
+    """The penalties module's ledger for stored cards."""
+    return cardrules.ledger_of(
+        ruleset,
+        character,
+        [
+            cardrules.StoredCard(c.id, c.colour, c.source, c.category, c.reason, c.day)
+            for c in cards
+        ],
+    )
+
+
+def ingest_posts(
+    locked: LockedGame, posts: Sequence[dict[str, Any]], screened: Sequence[Screened]
+) -> list[dict[str, Any]]:
+    """Store, screen-result, vote-parse and suggest cards for ``posts`` (idempotent by forum id)."""
+    session, row = locked.session, locked.row
+    ids = [p["forum_post_id"] for p in posts]
+    existing = {
+        p.forum_post_id: p
+        for p in session.scalars(
+            select(Post).where(Post.game_id == row.id, Post.forum_post_id.in_(ids))
+        )
+    }
+    existing_suggestions: dict[int, Suggestion] = {}
+    if existing:
+        for s in session.scalars(
+            select(Suggestion).where(Suggestion.post_id.in_([p.id for p in existing.values()]))
+        ):
+            existing_suggestions[s.post_id or 0] = s
+    zombie_threads = ZOMBIE_THREADS.get(row.ruleset.split("_")[0], frozenset(THREADS))
+    results: list[dict[str, Any]] = []
+    for post, screen in zip(posts, screened, strict=True):
+        stored = existing.get(post["forum_post_id"])
+        if stored is not None:
+            results.append(post_result(stored, existing_suggestions.get(stored.id), True))
+            continue
+        author = post["author"]
+        zombie = not locked.game.state.is_alive(author) and post["thread"] in zombie_threads
+        vote = None
+        if post["thread"] == "vote" and not zombie:
+            vote = _vote_from_post(locked, post)
+        record = Post(
+            game_id=row.id,
+            forum_post_id=post["forum_post_id"],
+            author=author,
+            thread=post["thread"],
+            day=post["day"],
+            body=post["body"],
+            posted_at=post["posted_at"],
+            is_water=screen.water,
+            counts_activity=not screen.water and not zombie,
+            zombie=zombie,
+            findings=screen.findings,
+            vote=vote,
+            created_at=utcnow(),
+        )
+        session.add(record)
+        session.flush()
+        existing[record.forum_post_id] = record
+        suggestion = _suggest_for_post(locked, record, screen)
+        if suggestion is not None:
+            existing_suggestions[record.id] = suggestion
+        results.append(post_result(record, suggestion, False))
+    return results
+
+
+def _finding_text(f: dict[str, Any]) -> str:
+    text = f"{cardrules.category_name(f['category'])}：“{f['match']}”"
+    if f["via"] not in ("", "exact") and f["term"]:
+        text += f"（{cardrules.via_name(f['via'])} {f['term']}）"
+    return text
+
+
+def _suggest_for_post(locked: LockedGame, post: Post, screen: Screened) -> Suggestion | None:
+    session, row = locked.session, locked.row
+    violations = screen.violations
+    if not violations and not post.zombie:
+        return None
+    cards = stored_cards(session, row.id, post.author)
+    ledger = ledger_for(row.ruleset, post.author, cards)
+    if post.zombie:
+        category, severity = "zombie", ""
+        evidence: list[dict[str, Any]] = [
+            {
+                "article": cardrules.category_article(row.ruleset, "zombie"),
+                "text": f"{post.author}已出局，仍在{_thread_name(post.thread)}发言（诈尸）",
+            }
+        ]
+    else:
+        primary = max(
+            violations, key=lambda f: (cardrules.severity_rank(f["severity"]), f["confidence"])
+        )
+        category, severity = primary["category"], primary["severity"]
+        evidence = [
+            {"article": f["article"], "text": _finding_text(f), "finding": f} for f in violations
+        ]
+    suggested = cardrules.suggest(row.ruleset, category, severity, ledger)
+    reasons = [
+        *evidence,
+        {
+            "article": suggested.article,
+            "text": "；".join(suggested.reasons),
+            "allowed": list(suggested.allowed),
+            "fixed": suggested.fixed,
+            "history": {
+                "summary": ledger.describe(),
+                "cards": [
+                    {"colour": c.colour, "category": c.category, "day": c.day, "source": c.source}
+                    for c in cards
+                ],
+            },
+        },
+    ]
+    suggestion = Suggestion(
+        game_id=row.id,
+        post_id=post.id,
+        character=post.author,
+        kind="zombie" if post.zombie else "post",
+        category=category,
+        colour=suggested.colour,
+        reasons=reasons,
+        day=post.day,
+        status="pending",
+        created_at=utcnow(),
+    )
+    session.add(suggestion)
+    session.flush()
+    return suggestion
+
+
+def _thread_name(thread: str) -> str:
+    return {"discussion": "讨论帖", "vote": "投票帖", "process": "进程帖", "rules": "规则帖"}.get(
+        thread, thread
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Cards, escalation, ejection
+
+
+@dataclass
+class CardOutcome:
+    """What issuing one card did: the cards stored (incl. escalations) and any ejection."""
+
+    cards: list[Card] = field(default_factory=list)
+    ejected: dict[str, Any] | None = None
+
+
+def issue_card(
+    locked: LockedGame,
+    *,
+    character: str,
+    colour: str,
+    category: str | None,
+    reason: str,
+    source: str,
+    issued_by: str,
+    day: int,
+    decision_id: int | None = None,
+    faction_lost: bool = False,
+) -> CardOutcome:
+    """Add a card to ``character``'s ledger, store its escalations, eject on red."""
+    session, row = locked.session, locked.row
+    try:
+        cardrules.check_cardable(
+            row.ruleset, colour, eliminated=not locked.game.state.is_alive(character)
+        )
+    except GameRuleError as exc:
+        raise Conflict(exc.message, rule=exc.rule) from exc
+    previous = stored_cards(session, row.id, character)
+    ledger = ledger_for(row.ruleset, character, previous)
+    _, steps = cardrules.add_card(ledger, colour, reason, source=source, category=category, day=day)
+    now = utcnow()
+    card = Card(
+        game_id=row.id,
+        character=character,
+        colour=colour,
+        source=source,
+        category=category,
+        decision_id=decision_id,
+        escalated_from=[],
+        reason=reason,
+        issued_by=issued_by,
+        day=day,
+        created_at=now,
+    )
+    session.add(card)
+    session.flush()
+    outcome = CardOutcome(cards=[card])
+    audit(
+        session,
+        row.id,
+        issued_by,
+        "card",
+        {"card_id": card.id, "character": character, "colour": colour, "reason": reason,
+         "source": source, "category": category},
+    )  # fmt: skip
+    # Ledger positions -> row ids: the rows in id order are the ledger's cards in order.
+    row_ids = [c.id for c in previous] + [card.id]
+    for step in steps:
+        merged = [row_ids[i] for i in step.merged_positions]
+        esc = Card(
+            game_id=row.id,
+            character=character,
+            colour=step.colour,
+            source="escalation",
+            category=None,
+            decision_id=decision_id,
+            escalated_from=merged,
+            reason=step.reason,
+            issued_by="system",
+            day=day,
+            created_at=now,
+        )
+        session.add(esc)
+        session.flush()
+        row_ids.append(esc.id)
+        assert len(row_ids) == step.position + 1, "ledger and stored cards out of step"
+        outcome.cards.append(esc)
+        audit(
+            session,
+            row.id,
+            "system",
+            "escalation",
+            {"card_id": esc.id, "character": character, "colour": step.colour, "merged": merged,
+             "reason": step.reason},
+        )  # fmt: skip
+    red = next((c for c in outcome.cards if c.colour == cardrules.RED), None)
+    if red is not None:
+        outcome.ejected = _eject(
+            locked, character, public_cause(row.ruleset, red), issued_by, faction_lost
+        )
+    return outcome
+
+
+def public_cause(ruleset: str, card: Card) -> str:
+    """The cause recorded in the public game log: the article or the escalation, never the
+    director's note or private evidence."""
+    if card.source == "escalation":
+        return card.reason
+    article = cardrules.category_article(ruleset, card.category or "other")
+    if article is not None:
+        return article["cite"]
+    return cardrules.category_name(card.category or "other")
+
+
+def _eject(
+    locked: LockedGame, character: str, reason: str, actor: str, faction_lost: bool
+) -> dict[str, Any]:
+    """红牌罚下 through the game core; the announcement is public at once."""
+    game = locked.game
+    if game.state.ended:
+        detail = {"character": character, "applied": False, "message": "游戏已经结束，红牌仅记录"}
+        audit(locked.session, locked.row.id, actor, "ejection", detail)
+        return detail
+    was_alive = game.state.is_alive(character)
+    events = locked.apply(act.Eject(character, reason, faction_lost))
+    announcements = [e.text for e in events if isinstance(e, Announced)]
+    detail = {
+        "character": character,
+        "applied": True,
+        "was_alive": was_alive,
+        # False when the ruleset times the exit after the day's vote (M72)
+        "eliminated_now": any(isinstance(e, Eliminated) for e in events),
+        "faction_lost": faction_lost,
+        "announcements": announcements,
+        "game_ended": game.state.ended,
+    }
+    audit(locked.session, locked.row.id, actor, "ejection", detail)
+    return detail
+
+
+def decide(
+    locked: LockedGame,
+    suggestion: Suggestion,
+    *,
+    action: str,
+    colour: str | None,
+    note: str,
+    faction_lost: bool,
+    actor: str,
+) -> dict[str, Any]:
+    """The director's ruling on a suggestion: store it, issue the card, learn from it."""
+    session, row = locked.session, locked.row
+    if suggestion.status != "pending":
+        raise Conflict(f"suggestion {suggestion.id} was already decided", rule="already_decided")
+    if action == "confirm":
+        if colour is not None and colour != suggestion.colour:
+            raise BadRequest(
+                "confirm keeps the suggested colour; use action 'change' to change it",
+                path="$.colour",
+            )
+        final = suggestion.colour
+    elif action == "dismiss":
+        if colour not in (None, cardrules.GREEN):
+            raise BadRequest("dismiss means a green card (no violation)", path="$.colour")
+        final = cardrules.GREEN
+    else:
+        if colour is None:
+            raise BadRequest("action 'change' needs a colour", path="$.colour")
+        final = colour
+    if faction_lost and final != cardrules.RED:
+        raise BadRequest("faction_lost may accompany only a red card", path="$.faction_lost")
+    if faction_lost and not cardrules.may_declare_faction_lost(row.ruleset):
+        raise Conflict("本场规则不允许随红牌判负阵营", rule="red_faction_lost_not_allowed")
+    decision = Decision(
+        game_id=row.id,
+        suggestion_id=suggestion.id,
+        action=action,
+        colour=final,
+        note=note,
+        faction_lost=faction_lost,
+        decided_by=actor,
+        decided_at=utcnow(),
+    )
+    session.add(decision)
+    session.flush()
+    suggestion.status = "decided"
+    audit(
+        session,
+        row.id,
+        actor,
+        "decision",
+        {
+            "decision_id": decision.id,
+            "suggestion_id": suggestion.id,
+            "character": suggestion.character,
+            "action": action,
+            "suggested": suggestion.colour,
+            "colour": final,
+            "note": note,
+            "faction_lost": faction_lost,
+        },
+    )
+    outcome = CardOutcome()
+    if final != cardrules.GREEN:
+        reason = card_reason(suggestion, note)
+        outcome = issue_card(
+            locked,
+            character=suggestion.character,
+            colour=final,
+            category=suggestion.category,
+            reason=reason,
+            source="decision",
+            issued_by=actor,
+            day=suggestion.day,
+            decision_id=decision.id,
+            faction_lost=faction_lost,
+        )
+    post = session.get(Post, suggestion.post_id) if suggestion.post_id is not None else None
+    if post is not None and suggestion.kind == "post":
+        labels = (
+            []
+            if final == cardrules.GREEN
+            else sorted({f["category"] for f in post.findings if f["category"] in TEXT_CATEGORIES})
+        )
+        session.add(
+            LabelledExampleRow(
+                game_id=row.id,
+                decision_id=decision.id,
+                ruleset=row.ruleset,
+                text=post.body,
+                labels=labels,
+                created_at=utcnow(),
+            )
+        )
+    return {
+        "decision": decision_json(decision),
+        "cards": [card_json(c) for c in outcome.cards],
+        "ejected": outcome.ejected,
+        "outcome": locked.game.outcome().to_dict(),
+    }
+
+
+def card_reason(suggestion: Suggestion, note: str) -> str:
+    """The Chinese reason written on a card: the article cited, the evidence, the note."""
+    parts: list[str] = []
+    cited = next(
+        (r["article"]["cite"] for r in suggestion.reasons
+         if isinstance(r.get("article"), dict) and r["article"].get("cite")),
+        None,
+    )  # fmt: skip
+    parts.append(cited or cardrules.category_name(suggestion.category))
+    evidence = [r["text"] for r in suggestion.reasons if "finding" in r]
+    if evidence:
+        parts.append("、".join(evidence))
+    elif suggestion.kind in ("zombie", "activity"):
+        parts.append(str(suggestion.reasons[0].get("text", "")))
+    if note:
+        parts.append(f"导演备注：{note}")
+    return "；".join(p for p in parts if p)
+
+
+def find_suggestion(session: Session, suggestion_id: int) -> Suggestion:
+    """The suggestion, or 404."""
+    found = session.get(Suggestion, suggestion_id)
+    if found is None:
+        raise NotFound(f"no suggestion {suggestion_id}")
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Closing a day: the fixed activity penalties
+
+
+def activity_counts(
+    session: Session, game_id: str
+) -> tuple[dict[int, dict[str, int]], dict[int, dict[str, int]]]:
+    """Non-water and water posts (诈尸 excluded) per day and character."""
+    rows = session.execute(
+        select(Post.day, Post.author, Post.is_water, func.count())
+        .where(Post.game_id == game_id, Post.zombie.is_(False))
+        .group_by(Post.day, Post.author, Post.is_water)
+    )
+    counts: dict[int, dict[str, int]] = {}
+    water: dict[int, dict[str, int]] = {}
+    for day, author, is_water, n in rows:
+        target = water if is_water else counts
+        target.setdefault(int(day), {})[author] = int(n)
+    return counts, water
+
+
+def close_day(
+    locked: LockedGame, *, at: datetime | None, accelerated: bool, review: bool, actor: str
+) -> dict[str, Any]:
+    """Close the current day: the vote result, then lurking / no-vote yellows (潜水)."""
+    state = locked.game.state
+    if state.phase != "day":
+        raise Conflict(
+            f"现在是第{state.day}天{phase_name(state.phase)}，不能关闭白天", rule="wrong_phase"
+        )
+    day = state.day
+    carded = set(state.flags.get("deferred_cards") or ())
+    subjects = [c for c in state.living() if c not in carded]
+    voted = set(state.ballots)
+    accelerated = accelerated or bool(state.flags.get("accelerated"))
+    events = locked.apply(act.CloseDay(at))
+    session, row = locked.session, locked.row
+    accelerated_days = sorted(
+        {*row.accelerated_days, day} if accelerated else set(row.accelerated_days)
+    )
+    row.accelerated_days = accelerated_days
+    counts, water = activity_counts(session, row.id)
+    penalties = cardrules.activity(
+        row.ruleset,
+        day=day,
+        subjects=subjects,
+        voted=voted,
+        counts=counts,
+        water=water,
+        accelerated_days=set(accelerated_days),
+    )
+    audit(
+        session,
+        row.id,
+        actor,
+        "close_day",
+        {"day": day, "accelerated": accelerated, "penalties": len(penalties)},
+    )
+    issued: list[dict[str, Any]] = []
+    queued: list[dict[str, Any]] = []
+    ejections: list[dict[str, Any]] = []
+    for p in penalties:
+        if review:
+            s = Suggestion(
+                game_id=row.id,
+                post_id=None,
+                character=p.character,
+                kind="activity",
+                category=p.category,
+                colour=p.colour,
+                reasons=[{"article": p.article, "text": p.reason}],
+                day=day,
+                status="pending",
+                created_at=utcnow(),
+            )
+            session.add(s)
+            session.flush()
+            queued.append(suggestion_json(s))
+            continue
+        outcome = issue_card(
+            locked,
+            character=p.character,
+            colour=p.colour,
+            category=p.category,
+            reason=p.reason,
+            source="fixed",
+            issued_by="system",
+            day=day,
+        )
+        issued.extend(card_json(c) for c in outcome.cards)
+        if outcome.ejected:
+            ejections.append(outcome.ejected)
+    return {
+        "closed": {"phase": "day", "day": day},
+        "announcements": [e.text for e in events if isinstance(e, Announced)],
+        "cards": issued,
+        "suggestions": queued,
+        "ejected": ejections,
+    }

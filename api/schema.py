@@ -1,0 +1,282 @@
+"""Request and response schemas: one declaration both validates bodies and documents them.
+
+A schema is a small tree of :class:`Field` objects; :meth:`Field.validate` checks decoded JSON and
+raises :class:`SchemaError` naming the offending path, and :meth:`Field.json_schema` emits the JSON
+Schema used in ``/openapi.json``. Because the same object does both, the OpenAPI document cannot
+drift from what the service accepts.
+
+>>> s = Obj({"name": Str(max_len=4), "n": Int(minimum=1)}, required=("name",))
+>>> s.validate({"name": "饺子", "n": 2})
+{'name': '饺子', 'n': 2}
+>>> s.validate({"n": 0})
+Traceback (most recent call last):
+...
+api.schema.SchemaError: $.name: required field missing
+>>> s.json_schema()["required"]
+['name']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+class SchemaError(ValueError):
+    """A JSON value that does not fit its schema; ``path`` is a JSONPath-like location."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+@dataclass(frozen=True, kw_only=True)
+class Field:
+    """Base schema node."""
+
+    description: str = ""
+    nullable: bool = False
+
+    def validate(self, value: Any, path: str = "$") -> Any:
+        """Return ``value`` (possibly converted) or raise :class:`SchemaError`."""
+        if value is None:
+            if self.nullable:
+                return None
+            raise SchemaError(path, "must not be null")
+        return self._check(value, path)
+
+    def _check(self, value: Any, path: str) -> Any:
+        return value
+
+    def json_schema(self) -> dict[str, Any]:
+        """This node as JSON Schema (OpenAPI 3.1 dialect)."""
+        schema = self._schema()
+        if self.description:
+            schema["description"] = self.description
+        if self.nullable:
+            kind = schema.get("type")
+            if isinstance(kind, str):
+                schema["type"] = [kind, "null"]
+            else:
+                schema = {"anyOf": [schema, {"type": "null"}]}
+        return schema
+
+    def _schema(self) -> dict[str, Any]:
+        return {}
+
+
+@dataclass(frozen=True)
+class Any_(Field):
+    """Any JSON value."""
+
+
+@dataclass(frozen=True)
+class Str(Field):
+    """A string, optionally bounded and/or from a closed set."""
+
+    min_len: int = 0
+    max_len: int | None = None
+    enum: tuple[str, ...] = ()
+
+    def _check(self, value: Any, path: str) -> Any:
+        if not isinstance(value, str):
+            raise SchemaError(path, f"expected string, got {_type_name(value)}")
+        if len(value) < self.min_len:
+            raise SchemaError(path, f"must be at least {self.min_len} characters")
+        if self.max_len is not None and len(value) > self.max_len:
+            raise SchemaError(path, f"must be at most {self.max_len} characters")
+        if self.enum and value not in self.enum:
+            raise SchemaError(path, f"must be one of {', '.join(self.enum)}")
+        return value
+
+    def _schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "string"}
+        if self.min_len:
+            out["minLength"] = self.min_len
+        if self.max_len is not None:
+            out["maxLength"] = self.max_len
+        if self.enum:
+            out["enum"] = list(self.enum)
+        return out
+
+
+@dataclass(frozen=True)
+class DateTimeStr(Field):
+    """An ISO 8601 timestamp with a UTC offset (``2024-05-01T20:00:00+08:00``), as datetime."""
+
+    def _check(self, value: Any, path: str) -> Any:
+        if not isinstance(value, str):
+            raise SchemaError(path, f"expected ISO 8601 string, got {_type_name(value)}")
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise SchemaError(path, f"not an ISO 8601 timestamp: {value!r}") from exc
+        if parsed.tzinfo is None:
+            raise SchemaError(path, "timestamp needs a UTC offset (e.g. +08:00 or Z)")
+        return parsed
+
+    def _schema(self) -> dict[str, Any]:
+        return {"type": "string", "format": "date-time"}
+
+
+@dataclass(frozen=True)
+class Int(Field):
+    """An integer (booleans are not integers here)."""
+
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def _check(self, value: Any, path: str) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SchemaError(path, f"expected integer, got {_type_name(value)}")
+        if self.minimum is not None and value < self.minimum:
+            raise SchemaError(path, f"must be >= {self.minimum}")
+        if self.maximum is not None and value > self.maximum:
+            raise SchemaError(path, f"must be <= {self.maximum}")
+        return value
+
+    def _schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "integer"}
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        return out
+
+
+@dataclass(frozen=True)
+class Num(Field):
+    """A number."""
+
+    def _check(self, value: Any, path: str) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise SchemaError(path, f"expected number, got {_type_name(value)}")
+        return value
+
+    def _schema(self) -> dict[str, Any]:
+        return {"type": "number"}
+
+
+@dataclass(frozen=True)
+class Bool(Field):
+    """A boolean."""
+
+    def _check(self, value: Any, path: str) -> Any:
+        if not isinstance(value, bool):
+            raise SchemaError(path, f"expected boolean, got {_type_name(value)}")
+        return value
+
+    def _schema(self) -> dict[str, Any]:
+        return {"type": "boolean"}
+
+
+@dataclass(frozen=True)
+class Arr(Field):
+    """An array of ``items``."""
+
+    items: Field = field(default_factory=Any_)
+    min_items: int = 0
+    max_items: int | None = None
+
+    def _check(self, value: Any, path: str) -> Any:
+        if not isinstance(value, list):
+            raise SchemaError(path, f"expected array, got {_type_name(value)}")
+        if len(value) < self.min_items:
+            raise SchemaError(path, f"needs at least {self.min_items} items")
+        if self.max_items is not None and len(value) > self.max_items:
+            raise SchemaError(path, f"at most {self.max_items} items")
+        return [self.items.validate(v, f"{path}[{i}]") for i, v in enumerate(value)]
+
+    def _schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "array", "items": self.items.json_schema()}
+        if self.min_items:
+            out["minItems"] = self.min_items
+        if self.max_items is not None:
+            out["maxItems"] = self.max_items
+        return out
+
+
+@dataclass(frozen=True)
+class Map(Field):
+    """An object with arbitrary keys whose values follow ``values``."""
+
+    values: Field = field(default_factory=Any_)
+
+    def _check(self, value: Any, path: str) -> Any:
+        if not isinstance(value, dict):
+            raise SchemaError(path, f"expected object, got {_type_name(value)}")
+        return {k: self.values.validate(v, f"{path}.{k}") for k, v in value.items()}
+
+    def _schema(self) -> dict[str, Any]:
+        return {"type": "object", "additionalProperties": self.values.json_schema()}
+
+
+@dataclass(frozen=True)
+class Obj(Field):
+    """An object with known ``props``; unknown keys are rejected so typos never pass silently."""
+
+    props: Mapping[str, Field] = field(default_factory=dict)
+    required: Sequence[str] = ()
+    name: str = ""
+
+    def _check(self, value: Any, path: str) -> Any:
+        if not isinstance(value, dict):
+            raise SchemaError(path, f"expected object, got {_type_name(value)}")
+        for key in self.required:
+            if key not in value:
+                raise SchemaError(f"{path}.{key}", "required field missing")
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            node = self.props.get(key)
+            if node is None:
+                raise SchemaError(f"{path}.{key}", "unknown field")
+            out[key] = node.validate(item, f"{path}.{key}")
+        return out
+
+    def _schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": "object",
+            "properties": {k: v.json_schema() for k, v in self.props.items()},
+            "additionalProperties": False,
+        }
+        if self.required:
+            out["required"] = list(self.required)
+        return out
+
+
+@dataclass(frozen=True)
+class OneOf(Field):
+    """The first alternative that validates wins; the error lists them all."""
+
+    options: Sequence[Field] = ()
+
+    def _check(self, value: Any, path: str) -> Any:
+        errors = []
+        for option in self.options:
+            try:
+                return option.validate(value, path)
+            except SchemaError as exc:
+                errors.append(str(exc))
+        raise SchemaError(path, "matches no alternative: " + " | ".join(errors))
+
+    def _schema(self) -> dict[str, Any]:
+        return {"oneOf": [o.json_schema() for o in self.options]}

@@ -1,0 +1,79 @@
+"""Database access for the service: loading and locking games, appending events, auditing.
+
+Every mutation of a game runs in one write transaction that first calls :func:`lock_game`: on
+PostgreSQL that is ``SELECT ... FOR UPDATE`` on the game row, which serialises every writer of that
+game (across workers and hosts) until commit; on SQLite the write transaction is already
+``BEGIN IMMEDIATE``. Everything a request reads after the lock is therefore current, which is what
+keeps escalations from being lost or doubled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from api.errors import NotFound
+from models.audit import AuditEntry
+from models.game import Game, GameEvent
+from models.types import utcnow
+
+
+def get_game(session: Session, game_id: str) -> Game:
+    """The game row, or 404."""
+    game = session.get(Game, game_id)
+    if game is None:
+        raise NotFound(f"no game {game_id!r}")
+    return game
+
+
+def lock_game(session: Session, game_id: str) -> Game:
+    """The game row, locked for the rest of the transaction (``FOR UPDATE``), or 404."""
+    game = session.scalars(
+        select(Game)
+        .where(Game.id == game_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).first()
+    if game is None:
+        raise NotFound(f"no game {game_id!r}")
+    return game
+
+
+def load_events(session: Session, game_id: str) -> list[dict[str, Any]]:
+    """The game's event log in order, as the JSON dicts the game core wrote."""
+    rows = session.scalars(
+        select(GameEvent.payload).where(GameEvent.game_id == game_id).order_by(GameEvent.seq)
+    )
+    return list(rows)
+
+
+def append_events(session: Session, game: Game, events: Sequence[dict[str, Any]]) -> None:
+    """Append ``events`` to the locked ``game``'s log and bump its version."""
+    now = utcnow()
+    for offset, payload in enumerate(events, start=1):
+        session.add(
+            GameEvent(
+                game_id=game.id,
+                seq=game.version + offset,
+                kind=str(payload.get("type", "")),
+                payload=payload,
+                created_at=now,
+            )
+        )
+    game.version += len(events)
+
+
+def audit(session: Session, game_id: str, actor: str, action: str, detail: dict[str, Any]) -> None:
+    """Append one audit entry (never updated, never deleted)."""
+    session.add(AuditEntry(game_id=game_id, actor=actor, action=action, detail=detail, at=utcnow()))
+
+
+def audit_many(
+    session: Session, game_id: str, actor: str, entries: Iterable[tuple[str, dict[str, Any]]]
+) -> None:
+    """Append several audit entries."""
+    for action, detail in entries:
+        audit(session, game_id, actor, action, detail)

@@ -1,0 +1,111 @@
+"""Errors raised by the game core.
+
+Every error is a :class:`GameRuleError`, itself a :class:`ValueError`, and carries ``rule``: a short
+English key naming the rule that was broken (``"dead_actor"``, ``"guard_repeat_target"``...), plus a
+human message (Chinese rule text where the seed has it). A rejected action never changes the game.
+
+>>> err = InvalidTargetError("guard_self", "守卫不能对自己使用<守护之盾>")
+>>> isinstance(err, IllegalActionError), isinstance(err, ValueError), err.rule
+(True, True, 'guard_self')
+"""
+
+from __future__ import annotations
+
+
+class GameRuleError(ValueError):
+    """Base class of every error the game core raises."""
+
+    default_rule = "game_rule"
+
+    def __init__(self, rule: str | None = None, message: str | None = None) -> None:
+        self.rule = rule or self.default_rule
+        self.message = message or self.rule
+        super().__init__(f"[{self.rule}] {self.message}")
+
+
+class IllegalActionError(GameRuleError):
+    """An action that the rules forbid; the game is unchanged."""
+
+    default_rule = "illegal_action"
+
+
+class WrongPhaseError(IllegalActionError):
+    """The action belongs to another phase (a night skill during the day, a vote at night...)."""
+
+    default_rule = "wrong_phase"
+
+
+class DeadActorError(IllegalActionError):
+    """An eliminated character tried to act or vote."""
+
+    default_rule = "dead_actor"
+
+
+class InvalidTargetError(IllegalActionError):
+    """The chosen target is forbidden (eliminated, self where self is excluded, repeated...)."""
+
+    default_rule = "invalid_target"
+
+
+class SkillUsedUpError(IllegalActionError):
+    """A once-per-game (or once-per-night) skill was already used or is lost."""
+
+    default_rule = "skill_used_up"
+
+
+class NotYourSkillError(IllegalActionError):
+    """The actor's role (or status) does not hold this skill."""
+
+    default_rule = "not_your_skill"
+
+
+class UnknownCharacterError(GameRuleError):
+    """A name that is no character of this game."""
+
+    default_rule = "unknown_character"
+
+
+class GameOverError(IllegalActionError):
+    """The game has ended; nothing more may be applied."""
+
+    default_rule = "game_over"
+
+
+class SubstitutionError(IllegalActionError):
+    """替补 refused (a character may be substituted only once)."""
+
+    default_rule = "substitution_once"
+
+
+class PendingDecisionError(IllegalActionError):
+    """A decision the rules require first (最后一枪, 殉职, 传位) is still open."""
+
+    default_rule = "pending_decision"
+
+
+class UnknownRulesetError(GameRuleError):
+    """No ruleset is registered under this id."""
+
+    default_rule = "unknown_ruleset"
+
+
+class ParameterError(GameRuleError):
+    """Ruleset parameters (YAML data or overrides) are inconsistent."""
+
+    default_rule = "bad_parameters"
+
+
+class LogError(GameRuleError):
+    """An event log cannot be rebuilt (unknown event type, mismatch with seed or players)."""
+
+    default_rule = "bad_log"
+
+
+class ScriptError(GameRuleError):
+    """A YAML game script is malformed; ``where`` names the file and step."""
+
+    default_rule = "bad_script"
+
+    def __init__(self, where: str, message: str, rule: str | None = None) -> None:
+        self.where = where
+        super().__init__(rule or self.default_rule, f"{where}: {message}")

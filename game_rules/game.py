@@ -1,0 +1,297 @@
+"""The :class:`Game`: an append-only event log, its folded state, and the ruleset that judges it.
+
+>>> g = new_game("m72", [f"P{i}" for i in range(1, 13)], seed="doc")
+>>> g.state.phase, g.state.day, len(g.state.living())
+('day', 1, 12)
+>>> g2 = Game.rebuild("m72", None, "doc", g.characters, g.event_dicts())
+>>> g2.state.snapshot() == g.state.snapshot()
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from game_rules.actions import (
+    Action,
+    DeclareFactionLost,
+    Eject,
+    Substitute,
+)
+from game_rules.errors import (
+    DeadActorError,
+    GameOverError,
+    LogError,
+    ParameterError,
+    UnknownCharacterError,
+)
+from game_rules.events import (
+    Announced,
+    Event,
+    GameEnded,
+    GameStarted,
+    event_from_dict,
+    event_to_dict,
+)
+from game_rules.outcome import LOSE, UNDECIDED, Outcome
+from game_rules.params import RulesetParams
+from game_rules.randomness import commitment, derived_rng, new_seed, verify_commitment
+from game_rules.registry import Ruleset, get_ruleset
+from game_rules.state import GameState, fold_core
+from game_rules.views import CharacterView, DirectorView, PublicView, build_views
+
+
+class Game:
+    """One game. Create with :func:`new_game`; rebuild from a log with :meth:`rebuild`."""
+
+    __slots__ = ("_log", "_overrides", "_seed", "_state", "characters", "ruleset", "ruleset_id")
+
+    def __init__(
+        self,
+        ruleset_id: str,
+        ruleset: Ruleset,
+        seed: str,
+        characters: Sequence[str],
+        overrides: Mapping[str, Any] | None = None,
+    ) -> None:
+        names = tuple(characters)
+        if len(set(names)) != len(names):
+            raise ParameterError("duplicate_character", "character names must be unique")
+        if any(not n or not n.strip() for n in names):
+            raise ParameterError("empty_character", "character names must not be empty")
+        if len(names) != ruleset.params.player_count:
+            raise ParameterError(
+                "player_count",
+                f"{ruleset_id} needs {ruleset.params.player_count} characters, got {len(names)}",
+            )
+        self.ruleset_id = ruleset_id
+        self.ruleset = ruleset
+        self.characters = names
+        self._seed = seed
+        self._overrides = dict(overrides or {})
+        self._log: list[Event] = []
+        self._state = GameState(ruleset.params, names)
+
+    # -- reading --------------------------------------------------------------------------------
+    @property
+    def state(self) -> GameState:
+        """The folded state (read it, never change it)."""
+        return self._state
+
+    @property
+    def params(self) -> RulesetParams:
+        """The ruleset parameters this game plays with."""
+        return self.ruleset.params
+
+    @property
+    def overrides(self) -> dict[str, Any]:
+        """Parameter overrides given at creation (store them to rebuild the game)."""
+        return dict(self._overrides)
+
+    @property
+    def log(self) -> tuple[Event, ...]:
+        """Every event so far, oldest first."""
+        return tuple(self._log)
+
+    def event_dicts(self) -> list[dict[str, Any]]:
+        """The log as plain JSON dicts (each with a ``type`` tag)."""
+        return [event_to_dict(e) for e in self._log]
+
+    @property
+    def seed_revealed(self) -> str | None:
+        """The seed, once the game has ended (None before)."""
+        return self._seed if self._state.ended else None
+
+    @property
+    def seed_for_director(self) -> str:
+        """The seed, for the director's own records (never show it to players mid-game)."""
+        return self._seed
+
+    # -- changing -------------------------------------------------------------------------------
+    def emit(self, event: Event) -> None:
+        """Append ``event`` and fold it (for ruleset engines; players call :meth:`apply`)."""
+        self._log.append(event)
+        fold_core(self._state, event)
+        self.ruleset.fold(self._state, event)
+
+    def random(self, label: str = "") -> random.Random:
+        """A generator for one random pick, determined by the seed and the log position."""
+        return derived_rng(self._seed, f"{len(self._log)}:{label}")
+
+    def apply(self, action: Action) -> tuple[Event, ...]:
+        """Validate and apply ``action``; return the events it caused.
+
+        Raises a :class:`~game_rules.errors.GameRuleError` subclass naming the broken rule;
+        the game is then unchanged.
+        """
+        if self._state.ended:
+            raise GameOverError(message="游戏已经结束")
+        mark = len(self._log)
+        try:
+            if isinstance(action, Substitute):
+                self.ruleset.substitute(self, action)
+            elif isinstance(action, Eject):
+                self.ruleset.eject(self, action)
+            elif isinstance(action, DeclareFactionLost):
+                self.ruleset.declare_lost(self, action)
+            else:
+                self.ruleset.handle(self, action)
+        except BaseException:
+            if len(self._log) != mark:
+                self._rollback(mark)
+            raise
+        return tuple(self._log[mark:])
+
+    def eject(
+        self, character: str, cause: str, *, faction_loses: bool = False
+    ) -> tuple[Event, ...]:
+        """红牌罚下 ``character`` for ``cause`` (see :class:`~game_rules.actions.Eject`)."""
+        return self.apply(Eject(character, cause, faction_loses))
+
+    def substitute(self, character: str, player: str) -> tuple[Event, ...]:
+        """替补: ``player`` takes over ``character``."""
+        return self.apply(Substitute(character, player))
+
+    def legal_actions(self, actor: str | None = None) -> list[Action]:
+        """Actions legal now, for ``actor`` (a character) or for the director (None)."""
+        if self._state.ended:
+            return []
+        return self.ruleset.legal_actions(self._state, actor)
+
+    def end(self, winner: str | None, results: Mapping[str, str], reason: str) -> None:
+        """Emit the ending (for ruleset engines): announcement, results and the revealed seed."""
+        names = self.params.factions
+        if winner is not None:
+            self.emit(
+                Announced(
+                    self._state.day, self._state.phase, f"{names[winner]}胜利，游戏结束", "end"
+                )
+            )
+        self.emit(
+            Announced(self._state.day, self._state.phase, f"随机种子公开：{self._seed}", "seed")
+        )
+        self.emit(GameEnded(winner, dict(results), self._seed, reason))
+
+    def _rollback(self, mark: int) -> None:
+        events = self._log[:mark]
+        self._log = []
+        self._state = GameState(self.ruleset.params, self.characters)
+        for e in events:
+            self.emit(e)
+
+    # -- helpers for engines --------------------------------------------------------------------
+    def require_character(self, name: str) -> None:
+        """Raise :class:`UnknownCharacterError` unless ``name`` is a character of this game."""
+        if name not in self._state.status:
+            raise UnknownCharacterError(message=f"没有名为「{name}」的角色")
+
+    def require_alive(self, name: str) -> None:
+        """Raise unless ``name`` is a living character."""
+        self.require_character(name)
+        if name not in self._state.alive:
+            raise DeadActorError(message=f"{name}已出局，不能行动或投票")
+
+    # -- results and views ----------------------------------------------------------------------
+    def outcome(self) -> Outcome:
+        """Who won so far (``ended`` False while the game runs)."""
+        s = self._state
+        if s.ended:
+            results = dict(s.results)
+        else:
+            results = {f: (LOSE if f in s.lost else UNDECIDED) for f in self.params.factions}
+        reason = ""
+        if s.ended:
+            last = self._log[-1]
+            if isinstance(last, GameEnded):
+                reason = last.reason
+        return Outcome(
+            ended=s.ended,
+            winner=s.winner,
+            results=results,
+            eliminations=tuple(s.eliminations),
+            commitment=s.commitment,
+            seed=self._seed if s.ended else None,
+            reason=reason,
+            faction_names=dict(self.params.factions),
+        )
+
+    def public_view(self) -> PublicView:
+        """What everyone may know: announcements (公示) and public events."""
+        return build_views(self).public()
+
+    def character_view(self, character: str) -> CharacterView:
+        """What ``character`` may know: own role, private feedback, own actions, public info."""
+        self.require_character(character)
+        return build_views(self).character(character)
+
+    def director_view(self) -> DirectorView:
+        """Everything (the director's view)."""
+        return build_views(self).director()
+
+    # -- rebuilding -----------------------------------------------------------------------------
+    @classmethod
+    def rebuild(
+        cls,
+        ruleset_id: str,
+        params: Mapping[str, Any] | None,
+        seed: str,
+        characters: Sequence[str],
+        events: Iterable[Event | Mapping[str, Any]],
+    ) -> Game:
+        """Rebuild a game from its ruleset id, parameter overrides, seed, characters and log.
+
+        ``events`` may be :class:`Event` objects or their dicts. Raises
+        :class:`~game_rules.errors.LogError` if the log does not belong to these inputs.
+        """
+        ruleset = get_ruleset(ruleset_id, params)
+        game = cls(ruleset_id, ruleset, seed, characters, params)
+        for i, raw in enumerate(events):
+            event = raw if isinstance(raw, Event) else event_from_dict(raw)
+            if i == 0:
+                if not isinstance(event, GameStarted):
+                    raise LogError("log_start", "the log must start with game_started")
+                if tuple(event.characters) != game.characters:
+                    raise LogError("log_characters", "the log's characters differ")
+                if not verify_commitment(event.commitment, seed, event.roles):
+                    raise LogError("log_commitment", "seed and deal do not match the commitment")
+            game.emit(event)
+        return game
+
+
+def new_game(
+    ruleset_id: str,
+    characters: Sequence[str],
+    seed: str | None = None,
+    *,
+    params: Mapping[str, Any] | None = None,
+    roles: Mapping[str, str] | None = None,
+    players: Mapping[str, str] | None = None,
+) -> Game:
+    """Create and start a game.
+
+    ``characters`` are the in-game character (account) names in seating order; ``seed`` drives
+    every random pick (a fresh one is made if None); ``params`` overrides the ruleset YAML (e.g.
+    ``{"player_count": 12, ...}``); ``roles`` fixes some or all roles (character -> role key);
+    ``players`` maps characters to the humans playing them (default: the same names).
+
+    >>> g = new_game("m08", list("ABCDEFGHIJK"), seed="x", roles={"A": "witch"})
+    >>> g.state.role("A"), g.state.phase
+    ('witch', 'day')
+    """
+    ruleset = get_ruleset(ruleset_id, params)
+    seed = new_seed() if seed is None else str(seed)
+    game = Game(ruleset_id, ruleset, seed, characters, params)
+    fixed = dict(roles or {})
+    for name in fixed:
+        game.require_character(name)
+    deal = ruleset.deal(game.characters, derived_rng(seed, "deal"), fixed)
+    com = commitment(seed, deal)
+    game.emit(GameStarted(ruleset_id, game.characters, deal, com, dict(players or {})))
+    game.emit(Announced(0, "setup", f"随机安排承诺值（SHA-256）：{com}", "commitment"))
+    ruleset.start(game)
+    return game
+
+
+__all__ = ["Game", "Outcome", "new_game"]

@@ -1,0 +1,1 @@
+"""Ruleset parameter files (``<id>.yaml``), read with ``game_rules.params.load_params``."""

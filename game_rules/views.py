@@ -1,0 +1,170 @@
+"""Views: the only way information leaves the engine.
+
+* :class:`PublicView` — what everyone knows: the 公示 announcements and other public events.
+* :class:`CharacterView` — one character's knowledge: public view, own role as told (M72 crows see
+  only 乌鸦), own faction, and every private event addressed to them (feedback, teammates...).
+* :class:`DirectorView` — everything, including the seed.
+
+Views are built from events' ``scope``/``audience`` only, so a view cannot leak what no event
+grants.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from game_rules.events import (
+    ActionTaken,
+    Announced,
+    Carded,
+    Event,
+    GameEnded,
+    Told,
+    event_to_dict,
+)
+
+if TYPE_CHECKING:
+    from game_rules.game import Game
+
+
+@dataclass(frozen=True)
+class PublicView:
+    """Public knowledge. ``announcements`` in order; ``out`` = characters announced eliminated."""
+
+    ruleset: str
+    characters: tuple[str, ...]
+    commitment: str
+    announcements: tuple[Announced, ...]
+    out: tuple[str, ...]
+    sheriff: str | None
+    ended: bool
+    winner: str | None
+    results: Mapping[str, str]
+    seed: str | None
+    events: tuple[Event, ...] = field(repr=False, default=())
+
+    def by_day(self) -> dict[int, list[str]]:
+        """Announcement texts grouped by game day (day 0 = before the game)."""
+        out: dict[int, list[str]] = {}
+        for a in self.announcements:
+            out.setdefault(a.day, []).append(a.text)
+        return out
+
+    def living(self) -> list[str]:
+        """Characters not yet announced eliminated."""
+        gone = set(self.out)
+        return [c for c in self.characters if c not in gone]
+
+
+@dataclass(frozen=True)
+class CharacterView:
+    """What one character may know."""
+
+    character: str
+    player: str
+    role: str
+    role_name: str
+    faction: str
+    faction_name: str
+    alive: bool
+    told: tuple[Told, ...]
+    actions: tuple[ActionTaken, ...]
+    events: tuple[Event, ...]
+    public: PublicView
+
+    def messages(self) -> list[str]:
+        """The private feedback texts, in order."""
+        return [t.text for t in self.told]
+
+
+@dataclass(frozen=True)
+class DirectorView:
+    """Everything: the state snapshot, the full log and the seed."""
+
+    seed: str
+    roles: Mapping[str, str]
+    snapshot: Mapping[str, Any]
+    events: tuple[Event, ...]
+    public: PublicView
+
+    def event_dicts(self) -> list[dict[str, Any]]:
+        """The full log as JSON dicts."""
+        return [event_to_dict(e) for e in self.events]
+
+
+class _Views:
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def public(self) -> PublicView:
+        g = self.game
+        s = g.state
+        events = tuple(e for e in g.log if e.seen_by(None))
+        anns = tuple(e for e in events if isinstance(e, Announced))
+        out: list[str] = []
+        for e in events:
+            names: tuple[str, ...] = ()
+            if isinstance(e, Announced) and e.kind in {"out", "card"}:
+                names = e.characters
+            elif isinstance(e, Carded) and not e.already_out:
+                names = (e.character,)
+            for n in names:
+                if n not in out:
+                    out.append(n)
+        sheriff = None
+        ended = None
+        for e in events:
+            if isinstance(e, Announced) and e.kind == "sheriff" and e.characters:
+                sheriff = e.characters[0]
+            elif isinstance(e, GameEnded):
+                ended = e
+        return PublicView(
+            ruleset=g.ruleset_id,
+            characters=g.characters,
+            commitment=s.commitment,
+            announcements=anns,
+            out=tuple(out),
+            sheriff=sheriff,
+            ended=ended is not None,
+            winner=ended.winner if ended else None,
+            results=dict(ended.results) if ended else {},
+            seed=ended.seed if ended else None,
+            events=events,
+        )
+
+    def character(self, character: str) -> CharacterView:
+        g = self.game
+        s = g.state
+        events = tuple(e for e in g.log if e.seen_by(character))
+        role = g.ruleset.visible_role(s, character)
+        faction = s.factions[character]
+        return CharacterView(
+            character=character,
+            player=s.players[character],
+            role=role,
+            role_name=g.ruleset.role_name(role),
+            faction=faction,
+            faction_name=g.params.factions[faction],
+            alive=s.is_alive(character),
+            told=tuple(e for e in events if isinstance(e, Told)),
+            actions=tuple(e for e in events if isinstance(e, ActionTaken) and e.actor == character),
+            events=events,
+            public=self.public(),
+        )
+
+    def director(self) -> DirectorView:
+        g = self.game
+        return DirectorView(
+            seed=g.seed_for_director,
+            roles=dict(g.state.roles),
+            snapshot=g.state.snapshot(),
+            events=g.log,
+            public=self.public(),
+        )
+
+
+def build_views(game: Game) -> _Views:
+    """View builder for ``game`` (use ``Game.public_view`` and friends instead)."""
+    return _Views(game)

@@ -1,0 +1,189 @@
+"""The love-game bookkeeping of wa004 inside the core :class:`~game_rules.state.GameState`.
+
+Per character (``state.status[c]``): ``lover`` (None = 单身状态), ``true_love``, ``marks``
+(不会再爱), ``spent`` (counted skills used since the couple last changed), ``retain_nights``
+(nights 挽留 was used) and ``shield_until`` (捍卫: safe until that night begins; 0 = none).
+Game-wide (``state.flags``): ``wa004.revealed``, ``wa004.first_noble``, ``wa004.second_noble``
+(a second 单身贵族 has appeared), ``wa004.disturbed`` (tonight a couple ended or a coupled character
+went out), ``wa004.retaining`` (挽留 users tonight) and ``wa004.quiet_night`` (the number of
+the night just judged quiet, else 0). A character's couple ends on elimination through an explicit
+``CoupleDissolved`` (skill ``out``) emitted by the engine.
+
+Only :func:`fold_wa004` writes these keys; everything else here only reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from game_rules.events import (
+    Event,
+    GameStarted,
+    PhaseStarted,
+    RoleChanged,
+)
+from game_rules.state import NIGHT, GameState
+from game_rules.wa004 import events as ev
+from game_rules.wa004.roles import Role, Skill
+
+REVEALED = "wa004.revealed"
+FIRST_NOBLE = "wa004.first_noble"
+SECOND_NOBLE = "wa004.second_noble"
+DISTURBED = "wa004.disturbed"
+RETAINING = "wa004.retaining"
+QUIET_NIGHT = "wa004.quiet_night"
+
+
+# -- questions ------------------------------------------------------------------------------------
+
+
+def lover_of(state: GameState, name: str) -> str | None:
+    """The character's lover, or None when single (单身状态)."""
+    lover: str | None = state.status[name].get("lover")
+    return lover
+
+
+def true_love_of(state: GameState, name: str) -> str | None:
+    """The 变节者's true love (真爱对象), once chosen."""
+    love: str | None = state.status[name].get("true_love")
+    return love
+
+
+def marks_of(state: GameState, name: str) -> int:
+    """How many 不会再爱 marks the character holds."""
+    return int(state.status[name].get("marks", 0))
+
+
+def has_spent(state: GameState, name: str, skill: Skill) -> bool:
+    """Whether the counted ``skill`` is used up until the couple relation changes."""
+    return skill.value in state.status[name].get("spent", ())
+
+
+def couples(state: GameState) -> list[tuple[str, str]]:
+    """Current couples, each once, ordered by the seat of their first member."""
+    seat = {c: i for i, c in enumerate(state.characters)}
+    out = []
+    for c in state.characters:
+        other = lover_of(state, c)
+        if other is not None and seat[c] < seat[other]:
+            out.append((c, other))
+    return out
+
+
+def is_noble(state: GameState, name: str) -> bool:
+    """Whether the character is a 单身贵族 now (original or converted)."""
+    return state.roles.get(name) == Role.NOBLE
+
+
+def noble_group(state: GameState) -> tuple[str, ...]:
+    """The 单身贵族 group: all nobles, eliminated ones included (they stay in the group)."""
+    return tuple(state.with_role(Role.NOBLE, alive_only=False))
+
+
+def shielded(state: GameState, name: str) -> bool:
+    """Whether 捍卫 keeps ``name`` from going out right now."""
+    return int(state.status[name].get("shield_until", 0)) > 0
+
+
+def nobility_active(state: GameState, name: str, second_alive_only: bool) -> bool:
+    """Whether 尊贵 keeps ``name`` (the first 单身贵族) from going out.
+
+    ``second_alive_only``: the reading where a second noble counts only while alive (R9).
+    """
+    if name != state.flags.get(FIRST_NOBLE) or not is_noble(state, name):
+        return False
+    if second_alive_only:
+        return not any(n != name for n in state.with_role(Role.NOBLE))
+    return not state.flags.get(SECOND_NOBLE, False)
+
+
+def retain_window_free(state: GameState, name: str, night: int, window: str) -> bool:
+    """Whether 挽留 may be used on ``night`` (每两游戏日夜晚可选择一天使用, R6)."""
+    used = [n for n in state.status[name].get("retain_nights", ()) if n != night]
+    if window == "pairs":
+        return all((n - 1) // 2 != (night - 1) // 2 for n in used)
+    return all(n != night - 1 for n in used)
+
+
+# -- fold -----------------------------------------------------------------------------------------
+
+
+def _put(state: GameState, name: str, key: str, value: Any) -> None:
+    state.status[name][key] = value
+
+
+def _unpair(state: GameState, a: str, b: str) -> None:
+    for name in (a, b):
+        _put(state, name, "lover", None)
+        # 当你的情侣关系出现变化时，使用次数将恢复
+        _put(state, name, "spent", [])
+
+
+def fold_wa004(state: GameState, event: Event) -> None:
+    """Fold one event into the wa004 keys of ``state`` (in place, like the core fold)."""
+    match event:
+        case GameStarted():
+            nobles = [c for c in event.characters if event.roles[c] == Role.NOBLE]
+            state.flags[FIRST_NOBLE] = nobles[0] if nobles else ""
+            state.flags[SECOND_NOBLE] = len(nobles) > 1
+            state.flags[REVEALED] = False
+            state.flags[DISTURBED] = False
+            state.flags[RETAINING] = []
+            state.flags[QUIET_NIGHT] = 0
+            for c in event.characters:
+                state.status[c].update(
+                    lover=None,
+                    true_love=None,
+                    marks=0,
+                    spent=[],
+                    retain_nights=[],
+                    shield_until=0,
+                )
+        case ev.CouplesDrawn():
+            for a, b in event.couples:
+                _put(state, a, "lover", b)
+                _put(state, b, "lover", a)
+        case ev.TrueLoveChosen():
+            _put(state, event.actor, "true_love", event.target)
+        case ev.CouplesRevealed():
+            state.flags[REVEALED] = True
+        case ev.OrderWithdrawn():
+            state.night_actions.pop((event.actor, event.skill), None)
+        case ev.SkillSpent():
+            spent = set(state.status[event.actor].get("spent", ()))
+            _put(state, event.actor, "spent", sorted(spent | {event.skill}))
+        case ev.RetainUsed():
+            nights = list(state.status[event.actor].get("retain_nights", ()))
+            _put(state, event.actor, "retain_nights", [*nights, event.night])
+            state.flags[RETAINING] = [*state.flags.get(RETAINING, []), event.actor]
+        case ev.Shielded():
+            for c in event.covered:
+                until = max(int(state.status[c].get("shield_until", 0)), event.until)
+                _put(state, c, "shield_until", until)
+        case ev.CoupleDissolved():
+            _unpair(state, event.a, event.b)
+            if state.phase == NIGHT:
+                state.flags[DISTURBED] = True
+        case ev.CoupleFormed():
+            _unpair(state, event.a, event.b)
+            _put(state, event.a, "lover", event.b)
+            _put(state, event.b, "lover", event.a)
+        case ev.MarkGained():
+            _put(state, event.character, "marks", event.total)
+        case ev.NightJudged():
+            state.flags[QUIET_NIGHT] = event.night if event.quiet else 0
+        case RoleChanged():
+            if event.role == Role.NOBLE and event.character != state.flags.get(FIRST_NOBLE):
+                state.flags[SECOND_NOBLE] = True
+            for key in [k for k in state.night_actions if k[0] == event.character]:
+                del state.night_actions[key]
+        case PhaseStarted():
+            state.flags[QUIET_NIGHT] = 0
+            if event.phase == NIGHT:
+                state.flags[DISTURBED] = False
+                state.flags[RETAINING] = []
+                for c in state.characters:
+                    if 0 < int(state.status[c].get("shield_until", 0)) <= event.day:
+                        _put(state, c, "shield_until", 0)
+        case _:
+            pass

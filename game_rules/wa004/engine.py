@@ -1,0 +1,601 @@
+"""The wa004 engine: 『白色相簿1&2』 on top of the shared day machinery of ``werewolf.py``.
+
+Flow (seed 000 总体流程):
+
+0. deal (core); 1. random couples among all but the 单身贵族 (:class:`CouplesDrawn`);
+2. every 变节者 chooses a true love (``UseSkill(actor, "true_love", target)``; the director's
+   ``DeadlinePassed`` draws the missing ones at random), then each character is told its lover;
+3. day 1: vote, highest out unless 捍卫/尊贵 or a tie; red cards act at once (before the vote);
+4. night: marks for the single, then orders (1) 变节者 分手/私奔/牛头人, (2) 守护者 挽留/捍卫,
+   (3) 单身贵族 烧烤; ``EndNight`` resolves (4) couples and (5) the kill, then judges the
+   守护者 "quiet night"; 5./6. next day, and so on.
+
+Win/lose is judged after every elimination, at the end of each resolution step and at the end of
+each night: losses first, then "only one faction left", then the three win conditions; a win stops
+everything. Readings of silent places: docs/rulings/wa004.md.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from game_rules.actions import (
+    Action,
+    CloseDay,
+    DeadlinePassed,
+    Eject,
+    UseSkill,
+)
+from game_rules.errors import (
+    DeadActorError,
+    IllegalActionError,
+    InvalidTargetError,
+    NotYourSkillError,
+    ParameterError,
+    SkillUsedUpError,
+    WrongPhaseError,
+)
+from game_rules.events import (
+    ActionTaken,
+    Announced,
+    Event,
+    FactionLost,
+    FlagSet,
+    RoleChanged,
+    Told,
+    VotesTallied,
+)
+from game_rules.params import RulesetParams
+from game_rules.registry import register_engine
+from game_rules.state import DAY, NIGHT, SETUP, GameState
+from game_rules.wa004 import events as ev
+from game_rules.wa004.couples import (
+    DISTURBED,
+    QUIET_NIGHT,
+    RETAINING,
+    REVEALED,
+    couples,
+    fold_wa004,
+    has_spent,
+    is_noble,
+    lover_of,
+    marks_of,
+    nobility_active,
+    noble_group,
+    retain_window_free,
+    shielded,
+    true_love_of,
+)
+from game_rules.wa004.errors import (
+    ElopeWithLoverError,
+    NobleTargetError,
+    NotInCoupleError,
+    NotSingleError,
+    RetainWindowError,
+    SelfTargetError,
+    TrueLoveChosenError,
+)
+from game_rules.wa004.roles import COUNTED_SKILLS, LOVE_SKILLS, NIGHT_SKILLS, Faction, Role, Skill
+from game_rules.wa004.rules import Wa004Rules
+from game_rules.werewolf import WerewolfRuleset
+
+if TYPE_CHECKING:
+    from game_rules.game import Game
+
+#: skills that name a target character
+TARGETED = frozenset({Skill.ELOPE, Skill.NTR, Skill.BARBECUE})
+WIN = "win"
+LOSE = "lose"
+
+
+@register_engine
+class Wa004Ruleset(WerewolfRuleset):
+    """Engine ``wa004`` (seed 000). See the module docstring for the flow."""
+
+    engine: ClassVar[str] = "wa004"
+    own_events: ClassVar[tuple[type[Event], ...]] = ev.WA004_EVENTS
+
+    def __init__(self, params: RulesetParams) -> None:
+        super().__init__(params)
+        self.rules = Wa004Rules.from_params(params)
+        for role in Role:
+            if role.value not in params.roles:
+                raise ParameterError(message=f"wa004 needs the role {role.value!r}")
+        for faction in Faction:
+            if faction.value not in params.factions:
+                raise ParameterError(message=f"wa004 needs the faction {faction.value!r}")
+        nobles = params.roles[Role.NOBLE].count
+        if nobles < 1 or (params.player_count - nobles) % 2:
+            raise ParameterError(
+                message="除单身贵族以外的角色两个一组: at least one noble and an even rest"
+            )
+
+    # =========================================================================================
+    # folding
+    def fold(self, state: GameState, event: Event) -> None:
+        """Core vote-box bookkeeping, then the love-game keys (``couples.fold_wa004``)."""
+        super().fold(state, event)
+        fold_wa004(state, event)
+
+    # =========================================================================================
+    # start: couples and true loves
+    def start(self, game: Game) -> None:
+        """游戏开始时，随机分配情侣; the 变节者 are asked for their true love."""
+        state = game.state
+        pool = [c for c in state.characters if state.roles[c] != Role.NOBLE]
+        game.random("couples").shuffle(pool)
+        pairs = tuple((pool[i], pool[i + 1]) for i in range(0, len(pool), 2))
+        game.emit(ev.CouplesDrawn(pairs))
+        group = noble_group(state)
+        game.emit(Told(group, 0, f"单身贵族群：{'、'.join(group)}", "group"))
+        for b in state.with_role(Role.BETRAYER):
+            game.emit(
+                Told((b,), 0, "爱情追寻<强制>：请选择一位其他玩家作为你的真爱对象", "true_love")
+            )
+        self._maybe_reveal(game)
+
+    def _maybe_reveal(self, game: Game) -> None:
+        # 所有变节者选择出真爱对象之后，通知各人的情侣
+        state = game.state
+        if state.phase != SETUP or state.flags.get(REVEALED):
+            return
+        if any(true_love_of(state, b) is None for b in state.with_role(Role.BETRAYER)):
+            return
+        game.emit(ev.CouplesRevealed())
+        for a, b in couples(state):
+            game.emit(Told((a,), 0, f"你的情侣：{b}", "lover"))
+            game.emit(Told((b,), 0, f"你的情侣：{a}", "lover"))
+        if not self.check_end(game):
+            self.start_day(game, 1)
+
+    def handle(self, game: Game, action: Action) -> None:
+        """The start phase is wa004's own; everything else goes to the shared machinery."""
+        state = game.state
+        is_true_love = isinstance(action, UseSkill) and action.skill == Skill.TRUE_LOVE
+        if state.phase == SETUP:
+            if isinstance(action, UseSkill) and is_true_love:
+                self._choose_true_love(game, action)
+            elif isinstance(action, DeadlinePassed):
+                self._true_love_deadline(game)
+            else:
+                raise WrongPhaseError("setup", "游戏尚未开始讨论：变节者正在选择真爱对象")
+            return
+        if is_true_love:
+            raise TrueLoveChosenError(message="爱情追寻只在游戏开始时选择")
+        super().handle(game, action)
+
+    def _check_true_love(self, state: GameState, actor: str, target: str | None) -> str:
+        if actor not in state.status:
+            raise InvalidTargetError("unknown_character", f"没有名为「{actor}」的角色")
+        if actor not in state.alive:
+            raise DeadActorError(message=f"{actor}已出局")
+        if state.roles[actor] != Role.BETRAYER:
+            raise NotYourSkillError(message=f"{actor}没有技能<爱情追寻>")
+        if true_love_of(state, actor) is not None:
+            raise TrueLoveChosenError(message=f"{actor}已经选择了真爱对象")
+        return self._check_target(state, actor, target)
+
+    def _choose_true_love(self, game: Game, action: UseSkill) -> None:
+        target = self._check_true_love(game.state, action.actor, action.target)
+        game.emit(ev.TrueLoveChosen(action.actor, target))
+        self._maybe_reveal(game)
+
+    def _true_love_deadline(self, game: Game) -> None:
+        # 爱情追寻<强制>: a missing choice is drawn at random (R2)
+        state = game.state
+        for b in state.with_role(Role.BETRAYER):
+            if true_love_of(state, b) is None:
+                others = [c for c in state.living() if c != b]
+                pick = game.random("true_love").choice(others)
+                game.emit(ev.TrueLoveChosen(b, pick, defaulted=True))
+                game.emit(
+                    Told((b,), 0, f"你未按时选择，导演随机指定你的真爱对象：{pick}", "true_love")
+                )
+        self._maybe_reveal(game)
+
+    # =========================================================================================
+    # checks shared by night orders and legal_actions
+    @staticmethod
+    def _check_target(state: GameState, actor: str, target: str | None) -> str:
+        if target is None:
+            raise InvalidTargetError("target_required", "须选择一名角色")
+        if target not in state.status:
+            raise InvalidTargetError("unknown_character", f"没有名为「{target}」的角色")
+        if target not in state.alive:
+            raise InvalidTargetError("dead_target", f"{target}已出局，不能被选为技能的目标")
+        if target == actor:
+            raise SelfTargetError(message="须选择一位其他玩家")
+        return target
+
+    def _check_night(self, state: GameState, actor: str, skill: Skill, target: str | None) -> None:
+        """Raise the specific error if ``actor`` may not order ``skill`` on ``target`` tonight."""
+        role = Role(state.roles[actor])
+        if skill not in NIGHT_SKILLS[role]:
+            raise NotYourSkillError(message=f"{actor}没有技能<{skill.label}>")
+        if skill in TARGETED:
+            self._check_target(state, actor, target)
+        elif target is not None:
+            raise InvalidTargetError("no_target", f"<{skill.label}>不选择目标")
+        if skill in COUNTED_SKILLS and has_spent(state, actor, skill):
+            raise SkillUsedUpError(
+                f"{skill.value}_spent", f"<{skill.label}>使用次数为1，情侣关系变化后才恢复"
+            )
+        lover = lover_of(state, actor)
+        if skill == Skill.BREAKUP and lover is None:
+            raise NotInCoupleError(message="分手：你处于单身状态")
+        if skill == Skill.ELOPE and target == lover:
+            raise ElopeWithLoverError(message=f"{target}已经是你的情侣")
+        if skill == Skill.NTR and lover is not None:
+            raise NotSingleError(message="牛头人：只有处于单身状态时才能使用")
+        if skill == Skill.RETAIN:
+            if lover is None:
+                raise NotInCoupleError(message="挽留：你处于单身状态")
+            if not retain_window_free(state, actor, state.day, self.rules.retain_window):
+                raise RetainWindowError(message="挽留：每两游戏日夜晚可选择一天使用")
+        # 烧烤 never names a member of the group; 牛头人 on a noble is accepted (hidden, R8)
+        if skill == Skill.BARBECUE and target is not None and is_noble(state, target):
+            raise NobleTargetError(message=f"{target}是单身贵族群成员")
+
+    def night_skill(self, game: Game, action: UseSkill) -> None:
+        """Record a night order (a newer order replaces the same slot's older one)."""
+        state = game.state
+        try:
+            skill = Skill(action.skill)
+        except ValueError:
+            raise NotYourSkillError(message=f"没有技能 {action.skill!r}") from None
+        self._check_night(state, action.actor, skill, action.target)
+        if skill == Skill.BARBECUE:
+            stale = [k for k in state.night_actions if k[1] == Skill.BARBECUE]
+        elif skill in LOVE_SKILLS:
+            stale = [(action.actor, s.value) for s in LOVE_SKILLS]
+        else:
+            stale = [(action.actor, skill.value)]
+        for actor, old in stale:
+            if (actor, old) in state.night_actions:
+                game.emit(ev.OrderWithdrawn(actor, old))
+        to = noble_group(state) if skill == Skill.BARBECUE else ()
+        game.emit(ActionTaken(action.actor, skill.value, action.target, state.day, {}, to))
+
+    def night_options(self, state: GameState, actor: str) -> list[Action]:
+        """Every order ``actor`` may give now (targets in seat order)."""
+        out: list[Action] = []
+        role = Role(state.roles[actor])
+        for skill in NIGHT_SKILLS[role]:
+            targets: list[str | None] = (
+                [c for c in state.living() if c != actor] if skill in TARGETED else [None]
+            )
+            for t in targets:
+                try:
+                    self._check_night(state, actor, skill, t)
+                except IllegalActionError:
+                    continue
+                out.append(UseSkill(actor, skill.value, t))
+        return out
+
+    def legal_actions(self, state: GameState, actor: str | None = None) -> list[Action]:
+        """Legal actions now; in the start phase, true-love choices and the director's deadline."""
+        if state.ended:
+            return []
+        if state.phase == SETUP:
+            if actor is None:
+                return [DeadlinePassed()]
+            try:
+                self._check_true_love(state, actor, None)
+            except TrueLoveChosenError:
+                return []
+            except InvalidTargetError:
+                pass  # only the missing target: the actor may choose
+            except IllegalActionError:
+                return []
+            return [UseSkill(actor, Skill.TRUE_LOVE.value, c) for c in state.living() if c != actor]
+        return super().legal_actions(state, actor)
+
+    # =========================================================================================
+    # protection, elimination, marks, conversion
+    def protection(self, state: GameState, name: str) -> Skill | None:
+        """The skill keeping ``name`` in the game (捍卫 or 尊贵), or None. Red cards ignore it."""
+        if shielded(state, name):
+            return Skill.DEFEND
+        if nobility_active(state, name, self.rules.nobility_ends == "second_alive"):
+            return Skill.NOBILITY
+        return None
+
+    def eliminate(self, game: Game, character: str, cause: str, by: str | None = None) -> bool:
+        """出局 unless 捍卫/尊贵 prevents it (red cards are never prevented)."""
+        state = game.state
+        if character not in state.alive:
+            return False
+        if cause != "red_card":
+            guard = self.protection(state, character)
+            if guard is not None:
+                game.emit(ev.EffectBlocked(character, guard.value, character, f"{cause}被阻止"))
+                return False
+        return super().eliminate(game, character, cause, by)
+
+    def on_eliminated(self, game: Game, character: str, cause: str) -> None:
+        """The couple ends with the eliminated; 殉情 or a mark for the survivor."""
+        state = game.state
+        lover = lover_of(state, character)
+        if lover is None:
+            return
+        game.emit(ev.CoupleDissolved(character, lover, "out", character))
+        if lover not in state.alive:
+            return
+        martyr = state.roles[lover] == Role.GUARDIAN and (
+            cause != "red_card" or self.rules.martyrdom_on_red_card
+        )
+        if martyr and self.protection(state, lover) is None:
+            # 殉情<强制>: 当你的情侣出局时，你也出局 (announced at once by day, with no cause)
+            if state.phase == DAY:
+                game.emit(Announced(state.day, DAY, f"{lover}出局", "out", (lover,)))
+            self.eliminate(game, lover, "martyr", by=character)
+            return
+        if martyr:
+            game.emit(ev.EffectBlocked(lover, Skill.DEFEND.value, lover, "martyr被阻止"))
+        game.emit(Told((lover,), state.day, f"你的情侣{character}已出局，你处于单身状态", "lover"))
+        own = cause == "barbecue" and is_noble(state, lover)  # lost by its own group's skill
+        if not own:
+            self.mark(game, lover, "lost_lover")
+
+    def mark(self, game: Game, name: str, reason: str) -> None:
+        """A 不会再爱 mark; the third one converts to 单身贵族 (nobles take none, R12)."""
+        state = game.state
+        if name not in state.alive or is_noble(state, name):
+            return
+        total = marks_of(state, name) + 1
+        game.emit(ev.MarkGained(name, reason, total))
+        game.emit(Told((name,), state.day, f"你获得一枚「不会再爱」标记（共{total}枚）", "mark"))
+        if total >= self.rules.marks_to_convert:
+            game.emit(RoleChanged(name, Role.NOBLE.value))
+            game.emit(
+                Told(
+                    (name,),
+                    state.day,
+                    f"你获得了{total}枚「不会再爱」标记，强制转变为单身贵族，并加入单身贵族阵营",
+                    "convert",
+                )
+            )
+            group = noble_group(state)
+            game.emit(
+                Told(
+                    group,
+                    state.day,
+                    f"{name}加入单身贵族群；单身贵族群：{'、'.join(group)}",
+                    "group",
+                )
+            )
+
+    # =========================================================================================
+    # day
+    def close_day(self, game: Game, action: CloseDay) -> None:
+        """关门: tally; the highest goes out unless tie, 捍卫 or 尊贵 (then nobody)."""
+        state = game.state
+        if state.phase != DAY or state.flags.get("day_closed"):
+            raise WrongPhaseError("not_day", "现在不是讨论日")
+        day = state.day
+        t = self.tally_today(state)
+        tops = self.living_top(state, t)
+        out = tops[0] if len(tops) == 1 else None
+        game.emit(FlagSet("day_closed", True))
+        self.expire_last_words(game, everyone=True)
+        game.emit(VotesTallied(day, {k: str(v) for k, v in t.counts.items()}, tops, out))
+        game.emit(Announced(day, DAY, t.announcement(), "tally"))
+        if out is None:
+            game.emit(Announced(day, DAY, "平票，无人出局" if tops else "无人出局", "out"))
+        else:
+            guard = self.protection(state, out)
+            if guard is not None:
+                game.emit(ev.EffectBlocked(out, guard.value, out, "vote被阻止"))
+                game.emit(Announced(day, DAY, "无人出局", "out"))
+            else:
+                game.emit(Announced(day, DAY, f"{out}被投票出局", "out", (out,)))
+                self.eliminate(game, out, "vote")
+        self.advance(game)
+
+    def day_announcements(self, game: Game, day: int) -> None:
+        """每个游戏日白天开始时: the previous day's and night's eliminations, in order."""
+        state = game.state
+        prev = day - 1
+        if prev < 1:
+            return
+        by_day = [e.character for e in state.eliminations if e.day == prev and e.phase == DAY]
+        by_night = [e.character for e in state.eliminations if e.day == prev and e.phase == NIGHT]
+        game.emit(Announced(day, DAY, f"前一日白天出局：{'、'.join(by_day) or '无'}", "summary"))
+        text = f"昨晚出局：{'、'.join(by_night)}" if by_night else "昨晚无人出局"
+        game.emit(Announced(day, DAY, text, "out", tuple(by_night)))
+        self.publish_last_words(game, day)
+
+    # =========================================================================================
+    # night
+    def on_night_start(self, game: Game) -> None:
+        """在游戏日夜晚开始时，你没有情侣，获得该标记."""
+        state = game.state
+        for c in state.living():
+            if lover_of(state, c) is None:
+                self.mark(game, c, "single_at_night")
+        self.judge(game)
+
+    def resolve_night(self, game: Game) -> None:
+        """Defaults, then (4) 情侣结算, (5) 指杀结算, then the 守护者 quiet-night judgement."""
+        state = game.state
+        night = state.day
+        group = noble_group(state)
+        living_nobles = state.with_role(Role.NOBLE)
+        if living_nobles and not any(k[1] == Skill.BARBECUE for k in state.night_actions):
+            # 单身贵族在关门一个半小时后仍未提交刀人目标 …… 由导演随机指定目标
+            targets = [c for c in state.living() if not is_noble(state, c)]
+            if targets:
+                pick = game.random("barbecue").choice(targets)
+                game.emit(
+                    ActionTaken(
+                        living_nobles[0], Skill.BARBECUE.value, pick, night,
+                        {"defaulted": True}, group,
+                    )
+                )  # fmt: skip
+        orders = [o for o in state.night_actions.values() if o.actor in state.alive]
+        for o in orders:
+            if Skill(o.skill) in COUNTED_SKILLS:
+                game.emit(ev.SkillSpent(o.actor, o.skill))
+        for o in orders:
+            if o.skill == Skill.RETAIN:
+                game.emit(ev.RetainUsed(o.actor, night))
+            elif o.skill == Skill.DEFEND:
+                lover = lover_of(state, o.actor)
+                covered = (o.actor,) if lover is None else (o.actor, lover)
+                game.emit(ev.Shielded(o.actor, covered, night + 1))
+        self.resolve_couples(game, orders)
+        self.judge(game)
+        kill = next((o for o in reversed(orders) if o.skill == Skill.BARBECUE), None)
+        if kill is not None and kill.target in state.alive and state.with_role(Role.NOBLE):
+            self.eliminate(game, kill.target, "barbecue", by=kill.actor)
+        self.judge(game)
+        game.emit(ev.NightJudged(night, not state.flags.get(DISTURBED, False)))
+        self.judge(game)
+
+    def resolve_couples(self, game: Game, orders: list[ActionTaken]) -> None:
+        """(4) 情侣结算: 分手, then mutual 私奔, then 牛头人, each in submission order.
+
+        Each change is checked against the couples as they stand at that moment; a change that
+        would end the couple of a 挽留 user tonight has no effect (R5).
+        """
+        state = game.state
+        retaining = set(state.flags.get(RETAINING, ()))
+        elopes = {o.actor: o.target for o in orders if o.skill == Skill.ELOPE}
+        mutual = {a for a, b in elopes.items() if b is not None and elopes.get(b) == a}
+        leavers = {o.actor for o in orders if o.skill == Skill.BREAKUP} | mutual
+
+        def betrayer(name: str | None) -> bool:
+            return name is not None and name in state.alive and state.roles[name] == Role.BETRAYER
+
+        def blocked(o: ActionTaken, why: str) -> None:
+            game.emit(ev.EffectBlocked(o.actor, o.skill, o.target, why))
+
+        for o in orders:
+            if o.skill != Skill.BREAKUP:
+                continue
+            lover = lover_of(state, o.actor)
+            if not betrayer(o.actor) or lover is None:
+                blocked(o, "no longer a single-free 变节者")
+            elif {o.actor, lover} & retaining:
+                blocked(o, "挽留")
+            else:
+                self.dissolve(game, o.actor, lover, Skill.BREAKUP, o.actor, leavers)
+        done: set[str] = set()
+        for o in orders:
+            if o.skill != Skill.ELOPE or o.actor in done:
+                continue
+            a, b = o.actor, o.target
+            if a not in mutual or b is None:
+                blocked(o, "对方未对你使用私奔")
+                continue
+            done.update((a, b))
+            olds = [(x, y) for x in (a, b) if (y := lover_of(state, x)) is not None]
+            if not (betrayer(a) and betrayer(b)) or lover_of(state, a) == b:
+                blocked(o, "私奔双方不再满足条件")
+            elif any({x, y} & retaining for x, y in olds):
+                blocked(o, "挽留")
+            else:
+                for x, y in olds:
+                    if lover_of(state, x) == y:
+                        self.dissolve(game, x, y, Skill.ELOPE, x, leavers)
+                self.form(game, a, b, Skill.ELOPE)
+        for o in orders:
+            if o.skill != Skill.NTR or o.target is None:
+                continue
+            x, t = o.actor, o.target
+            if not betrayer(x) or lover_of(state, x) is not None or t not in state.alive:
+                blocked(o, "使用者不再是单身的变节者，或目标已出局")
+                continue
+            if is_noble(state, t):
+                # 若对方不是单身贵族 ……: no notice, no effect; the user sees nothing (R8)
+                blocked(o, "对方是单身贵族")
+                continue
+            game.emit(Told((t,), state.day, f"{x}对你使用了牛头人（NTR）", "ntr"))
+            old = lover_of(state, t)
+            if old is not None and {t, old} & retaining:
+                blocked(o, "挽留")
+                continue
+            if old is not None:
+                self.dissolve(game, t, old, Skill.NTR, x, leavers)
+            self.form(game, x, t, Skill.NTR)
+
+    def dissolve(
+        self, game: Game, a: str, b: str, skill: Skill, by: str, leavers: set[str]
+    ) -> None:
+        """End the couple a–b; whoever did not leave by its own skill gets a mark."""
+        state = game.state
+        game.emit(ev.CoupleDissolved(a, b, skill.value, by))
+        for me, other in ((a, b), (b, a)):
+            game.emit(Told((me,), state.day, f"你与{other}的情侣关系已解除", "lover"))
+        for me in (a, b):
+            if me not in leavers:
+                self.mark(game, me, "lost_lover")
+
+    def form(self, game: Game, a: str, b: str, skill: Skill) -> None:
+        """a and b become lovers."""
+        state = game.state
+        game.emit(ev.CoupleFormed(a, b, skill.value))
+        game.emit(Told((a,), state.day, f"你与{b}成为情侣", "lover"))
+        game.emit(Told((b,), state.day, f"你与{a}成为情侣", "lover"))
+
+    # =========================================================================================
+    # red cards
+    def eject(self, game: Game, action: Eject) -> None:
+        """红牌罚下 at once (before the day's vote); during the start it may complete the reveal."""
+        super().eject(game, action)
+        if game.state.phase == SETUP and not game.state.ended:
+            self._maybe_reveal(game)
+
+    # =========================================================================================
+    # judging
+    def lose_reason(self, state: GameState, faction: str) -> str | None:
+        """Why ``faction`` meets a lose condition now, or None."""
+        members = [c for c in state.living() if state.factions[c] == faction]
+        if faction == Faction.BETRAYERS and not members:
+            return "变节者全部出局"
+        if self.rules.empty_faction_loses and not members:
+            return "阵营没有存活角色"
+        return None
+
+    def check_end(self, game: Game) -> bool:
+        """Losses first; one faction left wins; then 变节者, 单身贵族, 守护者 win conditions."""
+        state = game.state
+        if state.ended:
+            return True
+        factions = list(self.params.factions)
+        for f in factions:
+            remaining = [g for g in factions if g not in state.lost]
+            if len(remaining) <= 1:
+                break
+            if f in state.lost:
+                continue
+            reason = self.lose_reason(state, f)
+            if reason is not None:
+                game.emit(FactionLost(f, reason))
+        remaining = [g for g in factions if g not in state.lost]
+        if len(remaining) == 1:
+            self._win(game, remaining[0], "场上仅有一个阵营尚未被判负")
+            return True
+        if not state.flags.get(REVEALED):
+            return False
+        if Faction.BETRAYERS in remaining:
+            living = state.with_role(Role.BETRAYER)
+            if living and all(lover_of(state, b) == true_love_of(state, b) for b in living):
+                self._win(game, Faction.BETRAYERS, "所有存活的变节者都与其真爱对象成为情侣")
+                return True
+        if Faction.NOBLES in remaining and not couples(state):
+            self._win(game, Faction.NOBLES, "场上没有角色处于情侣状态")
+            return True
+        quiet = int(state.flags.get(QUIET_NIGHT, 0))
+        if Faction.GUARDIANS in remaining and quiet >= self.rules.guardian_win_from_night:
+            self._win(
+                game,
+                Faction.GUARDIANS,
+                f"第{quiet}个游戏夜晚没有情侣解除情侣状态或者处于情侣状态的角色出局",
+            )
+            return True
+        return False
+
+    def _win(self, game: Game, faction: str, reason: str) -> None:
+        results = {f: (WIN if f == faction else LOSE) for f in self.params.factions}
+        game.end(str(faction), results, reason)

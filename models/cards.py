@@ -1,0 +1,66 @@
+"""The review queue, the director's decisions and the card ledger (append-only)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from models.base import Base
+from models.types import UTCDateTime, utcnow
+
+
+class Suggestion(Base):
+    """A card the referee suggests; the director decides it once (see :class:`Decision`)."""
+
+    __tablename__ = "suggestions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    post_id: Mapped[int | None] = mapped_column(ForeignKey("posts.id"), nullable=True)
+    character: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(16))  # post | zombie | activity
+    category: Mapped[str] = mapped_column(String(32))
+    colour: Mapped[str] = mapped_column(String(8))
+    reasons: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    day: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="pending")  # pending | decided
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Decision(Base):
+    """The director's ruling on one suggestion; unique per suggestion, never edited."""
+
+    __tablename__ = "decisions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    suggestion_id: Mapped[int] = mapped_column(ForeignKey("suggestions.id"), unique=True)
+    action: Mapped[str] = mapped_column(String(16))  # confirm | change | dismiss
+    colour: Mapped[str] = mapped_column(String(8))
+    note: Mapped[str] = mapped_column(Text, default="")
+    faction_lost: Mapped[bool] = mapped_column(Boolean, default=False)
+    decided_by: Mapped[str] = mapped_column(String(64))
+    decided_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Card(Base):
+    """One card in a character's ledger: decided, fixed (lurking/no-vote) or from escalation."""
+
+    __tablename__ = "cards"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    character: Mapped[str] = mapped_column(String(64))
+    colour: Mapped[str] = mapped_column(String(8))
+    source: Mapped[str] = mapped_column(String(16))  # decision | fixed | escalation
+    category: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    decision_id: Mapped[int | None] = mapped_column(ForeignKey("decisions.id"), nullable=True)
+    # For escalation cards: the ids of the cards that were merged into this one.
+    escalated_from: Mapped[list[int]] = mapped_column(JSON, default=list)
+    reason: Mapped[str] = mapped_column(Text)
+    issued_by: Mapped[str] = mapped_column(String(64))
+    day: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -1,0 +1,333 @@
+"""The trained post classifier: one linear model per category over the features of
+:mod:`moderation.features`, with a decision threshold per category.
+
+The model file is a skops archive holding only plain data (dicts, lists, strings, numbers and
+numeric or string numpy arrays). Loading audits every type named in the archive against
+:data:`TRUSTED_TYPES` *before* anything is constructed, so a tampered file cannot make the loader
+build arbitrary objects, and a file that is not a model at all fails with :class:`ModelFileError`.
+
+>>> import tempfile, pathlib
+>>> from moderation.features import FeatureSpace, post_tokens
+>>> space = FeatureSpace.fit([post_tokens("傻逼"), post_tokens("金水")], min_df=1)
+>>> weights = np.array([[1.0 if t.startswith("c:傻") else 0.0 for t in space.vocabulary]])
+>>> model = PostClassifier(space=space, categories=("insult",), coef=weights,
+...                        intercept=np.array([-0.5]), thresholds={"insult": 0.5})
+>>> model.labels("傻逼"), model.labels("金水")
+(['insult'], [])
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "model.skops"
+>>> model.save(path)
+>>> PostClassifier.load(path).labels("傻逼")
+['insult']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+import zipfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from moderation.features import FEATURE_VERSION, FeatureConfig, FeatureSpace, post_tokens
+
+MODEL_FORMAT = "bansha-post-classifier"
+MODEL_FORMAT_VERSION = 1
+DEFAULT_MODEL_PATH = Path("var/model.skops")
+
+# Every type a model archive may name. Anything else (an estimator, a function, a pickled blob)
+# means the file was not written by PostClassifier.save and is refused before it is constructed.
+TRUSTED_TYPES: tuple[str, ...] = (
+    "builtins.dict",
+    "builtins.list",
+    "builtins.tuple",
+    "builtins.str",
+    "builtins.int",
+    "builtins.float",
+    "builtins.bool",
+    "builtins.NoneType",
+    "numpy.ndarray",
+)
+_TRUSTED_LOADERS = frozenset(
+    {"DictNode", "ListNode", "TupleNode", "JsonNode", "TypeNode", "NdArrayNode"}
+)
+
+
+class ModelFileError(ValueError):
+    """The model file is missing, unreadable or not a post-classifier model."""
+
+
+class UntrustedModelError(ModelFileError):
+    """The model file names types outside :data:`TRUSTED_TYPES`; it is refused unopened."""
+
+
+def default_model_path() -> Path:
+    """``$BANSHA_MODEL`` if set, else ``var/model.skops`` (relative to the working directory)."""
+    env = os.environ.get("BANSHA_MODEL")
+    return Path(env) if env else DEFAULT_MODEL_PATH
+
+
+@dataclass(frozen=True)
+class PostClassifier:
+    """Per-category logistic models sharing one feature space.
+
+    ``coef`` has one row per category (in ``categories`` order) and one column per vocabulary token;
+    ``predict`` returns ``sigmoid(x @ coef.T + intercept)`` per category, and a category is a label
+    of a post when its probability reaches ``thresholds[category]``.
+    """
+
+    space: FeatureSpace
+    categories: tuple[str, ...]
+    coef: np.ndarray
+    intercept: np.ndarray
+    thresholds: dict[str, float]
+    config: FeatureConfig = field(default_factory=FeatureConfig)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        n_categories, n_features = len(self.categories), len(self.space.vocabulary)
+        if self.coef.shape != (n_categories, n_features):
+            raise ValueError(
+                f"coef has shape {self.coef.shape}, expected ({n_categories}, {n_features})"
+            )
+        if self.intercept.shape != (n_categories,):
+            raise ValueError(
+                f"intercept has shape {self.intercept.shape}, expected ({n_categories},)"
+            )
+        if set(self.thresholds) != set(self.categories):
+            raise ValueError("thresholds must name exactly the model's categories")
+
+    # -- prediction -------------------------------------------------------------------------------
+
+    def predict_matrix(self, texts: Sequence[str]) -> np.ndarray:
+        """Probabilities as an array of shape (len(texts), len(categories))."""
+        if not texts:
+            return np.zeros((0, len(self.categories)))
+        features = self.space.transform([post_tokens(t, self.config) for t in texts])
+        scores = np.asarray(features @ self.coef.T) + self.intercept
+        result: np.ndarray = 1.0 / (1.0 + np.exp(-scores))
+        return result
+
+    def predict(self, texts: Sequence[str]) -> list[dict[str, float]]:
+        """Category -> probability for each text."""
+        matrix = self.predict_matrix(texts)
+        return [{c: float(row[j]) for j, c in enumerate(self.categories)} for row in matrix]
+
+    def labels(self, text: str) -> list[str]:
+        """The categories whose probability reaches their threshold, in the model's order."""
+        (probabilities,) = self.predict([text])
+        return [c for c in self.categories if probabilities[c] >= self.thresholds[c]]
+
+    def top_features(self, category: str, n: int = 15) -> list[tuple[str, float]]:
+        """The ``n`` tokens pushing hardest towards ``category`` (for the report)."""
+        row = self.coef[self.categories.index(category)]
+        order = np.argsort(-row, kind="stable")[:n]
+        return [(self.space.vocabulary[i], float(row[i])) for i in order]
+
+    def fingerprint(self) -> str:
+        """SHA-256 over everything learnt: equal fingerprints mean equal predictions."""
+        digest = hashlib.sha256()
+        digest.update("\n".join(self.space.vocabulary).encode())
+        for array in (self.space.idf, self.coef, self.intercept):
+            digest.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
+        digest.update(json.dumps([self.categories, self.thresholds], sort_keys=True).encode())
+        digest.update(json.dumps(self.config.as_dict(), sort_keys=True).encode())
+        return digest.hexdigest()
+
+    # -- persistence ------------------------------------------------------------------------------
+
+    def _state(self) -> dict[str, Any]:
+        return {
+            "format": MODEL_FORMAT,
+            "format_version": MODEL_FORMAT_VERSION,
+            "feature_version": FEATURE_VERSION,
+            "config": self.config.as_dict(),
+            "categories": list(self.categories),
+            "vocabulary": np.array(self.space.vocabulary, dtype=np.str_),
+            "idf": np.ascontiguousarray(self.space.idf, dtype=np.float64),
+            "coef": np.ascontiguousarray(self.coef, dtype=np.float64),
+            "intercept": np.ascontiguousarray(self.intercept, dtype=np.float64),
+            "thresholds": {c: float(self.thresholds[c]) for c in self.categories},
+            "metadata": json.dumps(self.metadata, sort_keys=True, ensure_ascii=False),
+        }
+
+    def to_bytes(self) -> bytes:
+        """The model file's bytes; the same model always gives the same bytes."""
+        import skops.io
+
+        return _canonical_archive(skops.io.dumps(self._state()))
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the model atomically (a reader never sees half a file)."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = self.to_bytes()
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, source: str = "<bytes>") -> PostClassifier:
+        """Load a model from archive bytes after auditing its types; see :meth:`load`."""
+        import skops.io
+
+        _audit_archive(data, source)
+        try:
+            state = skops.io.loads(data, trusted=list(TRUSTED_TYPES))
+        except Exception as error:  # skops raises many kinds on corrupt archives
+            raise ModelFileError(f"{source}: cannot read the model archive: {error}") from error
+        return cls._from_state(state, source)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str] | None = None) -> PostClassifier:
+        """Load a model written by :meth:`save` (default path: :func:`default_model_path`).
+
+        Raises :class:`UntrustedModelError` if the archive names any type outside
+        :data:`TRUSTED_TYPES`, and :class:`ModelFileError` if it is missing or malformed.
+        """
+        target = Path(path) if path is not None else default_model_path()
+        try:
+            data = target.read_bytes()
+        except FileNotFoundError:
+            raise ModelFileError(
+                f"{target}: no model file; run 'bansha train --out {target}' first"
+            ) from None
+        except OSError as error:
+            raise ModelFileError(f"{target}: cannot read the model file: {error}") from error
+        return cls.from_bytes(data, source=str(target))
+
+    @classmethod
+    def _from_state(cls, state: Any, source: str) -> PostClassifier:
+        if not isinstance(state, dict) or state.get("format") != MODEL_FORMAT:
+            raise ModelFileError(f"{source}: not a {MODEL_FORMAT} model")
+        if state.get("format_version") != MODEL_FORMAT_VERSION:
+            raise ModelFileError(
+                f"{source}: model format version {state.get('format_version')!r}, this code reads "
+                f"{MODEL_FORMAT_VERSION}; retrain with 'bansha train'"
+            )
+        if state.get("feature_version") != FEATURE_VERSION:
+            raise ModelFileError(
+                f"{source}: model built with feature version {state.get('feature_version')!r}, "
+                f"this code computes version {FEATURE_VERSION}; retrain with 'bansha train'"
+            )
+        try:
+            space = FeatureSpace(
+                vocabulary=tuple(str(t) for t in state["vocabulary"]),
+                idf=np.asarray(state["idf"], dtype=np.float64),
+            )
+            categories = tuple(str(c) for c in state["categories"])
+            return cls(
+                space=space,
+                categories=categories,
+                coef=np.asarray(state["coef"], dtype=np.float64),
+                intercept=np.asarray(state["intercept"], dtype=np.float64),
+                thresholds={str(c): float(v) for c, v in state["thresholds"].items()},
+                config=FeatureConfig.from_dict(state["config"]),
+                metadata=json.loads(state["metadata"]),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise ModelFileError(f"{source}: malformed model: {error}") from error
+
+
+# ------------------------------------------------------------------------------------------------
+# Archive hygiene
+
+
+def _schema(data: bytes, source: str) -> tuple[zipfile.ZipFile, Any]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        schema = json.loads(archive.read("schema.json"))
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as error:
+        raise ModelFileError(f"{source}: not a skops model archive ({error})") from error
+    return archive, schema
+
+
+def _audit_archive(data: bytes, source: str) -> None:
+    """Refuse archives that name a type or loader outside the allow-list."""
+    _, schema = _schema(data, source)
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if "__class__" in node or "__loader__" in node:
+                name = f"{node.get('__module__')}.{node.get('__class__')}"
+                loader = str(node.get("__loader__"))
+                if name not in TRUSTED_TYPES or loader not in _TRUSTED_LOADERS:
+                    found.add(f"{name} ({loader})")
+                if loader == "NdArrayNode" and node.get("type") != "numpy":
+                    found.add(f"{name} (object array)")
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    if found:
+        raise UntrustedModelError(
+            f"{source}: refusing to load a model naming untrusted types: {', '.join(sorted(found))}"
+        )
+
+
+def _canonical_archive(data: bytes) -> bytes:
+    """Rewrite a skops archive so equal content gives equal bytes.
+
+    skops names nodes and array files by ``id()`` and stamps zip entries with the current time; both
+    are replaced by the order of first appearance and a fixed date.
+    """
+    archive, schema = _schema(data, "<new model>")
+    renumber: dict[int, int] = {}
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            out: dict[str, Any] = {}
+            for key, value in node.items():
+                if key == "__id__" and isinstance(value, int):
+                    out[key] = renumber.setdefault(value, len(renumber) + 1)
+                else:
+                    out[key] = walk(value)
+            if isinstance(node.get("file"), str):
+                stem, dot, ext = node["file"].partition(".")
+                if stem.isdigit():
+                    new = renumber.setdefault(int(stem), len(renumber) + 1)
+                    out["file"] = f"{new}{dot}{ext}"
+            return out
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    new_schema = walk(schema)
+    files: dict[str, bytes] = {}
+    for name in archive.namelist():
+        if name == "schema.json":
+            continue
+        stem, dot, ext = name.partition(".")
+        new_name = f"{renumber[int(stem)]}{dot}{ext}" if stem.isdigit() else name
+        files[new_name] = archive.read(name)
+    files["schema.json"] = json.dumps(new_schema, indent=2).encode()
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as target:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            target.writestr(info, files[name], compresslevel=6)
+    return out.getvalue()
+
+
+def probabilities_table(
+    predictions: Sequence[Mapping[str, float]], categories: Sequence[str]
+) -> np.ndarray:
+    """Stack ``predict`` output into an array (rows: posts, columns: ``categories``)."""
+    return np.array([[p[c] for c in categories] for p in predictions], dtype=np.float64)

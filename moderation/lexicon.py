@@ -1,0 +1,297 @@
+"""Multi-pattern lexicon matching over the folded and sound views (pyahocorasick).
+
+The lexicon terms of ``lexicons/terms/*.tsv`` are expanded into variant keys by
+:mod:`moderation.variants` and loaded into two Aho-Corasick automata, one over the ``folded`` view
+and one over the ``sound`` view, so that a post is scanned once per view however many terms there
+are.  Candidate hits then pass three filters that keep game talk clean:
+
+1. **letter boundaries**: a key that starts or ends with a Latin letter or digit must not continue
+   a longer word in the original text (``sb`` in ``usb`` is not a hit);
+2. **the allow-list** (``lexicons/allow.tsv`` plus the game vocabulary): a hit lying inside an
+   allowed word is dropped (``操`` in ``操作``, ``狗`` in ``单身狗``);
+3. **jieba word boundaries** (:mod:`moderation.wordseg`): hits of terms of one or two characters
+   (and terms marked ``boundary``) and homophone hits must start and end on word boundaries
+   (``操`` in ``操作``, ``杀必`` in ``杀必须``); a homophone must not be a common dictionary word
+   of its own (``白吃``).
+
+>>> m = default_matcher()
+>>> [(c.category, c.term, c.via) for c in m.candidates(normalize("你这个沙比"))]
+[('insult', '傻逼', 'homophone')]
+>>> m.candidates(normalize("操作失误，被查杀了"))
+[]
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import ahocorasick
+
+from lexicons.loader import AllowEntry, TermEntry, load_allow, load_game_vocab, load_terms
+from moderation.normalize import NormalizedText, fold_char, fold_term, is_han, normalize
+from moderation.variants import sound_keys, text_keys
+
+__all__ = [
+    "VIA_CONFIDENCE",
+    "Candidate",
+    "LexiconMatcher",
+    "category_hits",
+    "default_matcher",
+    "span_via",
+]
+
+#: Confidence of a lexicon hit by how it matched (multiplied by the term's weight).
+VIA_CONFIDENCE: dict[str, float] = {
+    "exact": 0.95,
+    "traditional": 0.93,
+    "width": 0.93,
+    "noise": 0.9,
+    "repeat": 0.9,
+    "split": 0.85,
+    "shape": 0.8,
+    "initials": 0.8,
+    "homophone": 0.75,
+}
+
+#: Terms of at most this many characters must start and end on word boundaries (操 in 操作,
+#: 妈的 in 他妈妈的 and 我靠 in 我靠近 are not hits).
+SHORT_TERM = 2
+
+# A homophone whose matched text is itself a word at least this frequent in jieba's dictionary
+# (白吃, 是比) is ordinary language, not an evasion.
+_COMMON_WORD_FREQ = 50
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A rule hit before ruleset scoping: category, article key, span in the ORIGINAL text."""
+
+    category: str
+    article: str
+    start: int
+    end: int
+    term: str
+    via: str
+    confidence: float
+
+
+def _is_alnum_ascii(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
+    """How a hit on folded ``start..end`` was disguised, read off the original characters.
+
+    Key-level kinds (split, shape, homophone, initials) win; otherwise the most telling change
+    among the original characters: traditional, width, repeat (a collapsed run inside the span),
+    noise (something removed between the characters), else exact.
+
+    >>> nt = normalize("傻 傻 逼")
+    >>> span_via(nt, 0, 2, "exact")
+    'repeat'
+    """
+    if key_via != "exact":
+        return key_via
+    ostart, oend = nt.span(start, end)
+    kinds: set[str] = set()
+    kept = 0
+    for ch in nt.original[ostart:oend]:
+        folded, _, kind = fold_char(ch)
+        kinds.add(kind)
+        if folded:
+            kept += 1
+    if "traditional" in kinds:
+        return "traditional"
+    if "width" in kinds:
+        return "width"
+    if kept > end - start:
+        return "repeat"
+    if "noise" in kinds:
+        return "noise"
+    return "exact"
+
+
+class LexiconMatcher:
+    """Aho-Corasick automata over the variant keys of a set of lexicon terms."""
+
+    def __init__(
+        self,
+        entries: Sequence[TermEntry],
+        allow: Sequence[AllowEntry] = (),
+        game_words: Iterable[str] = (),
+    ) -> None:
+        self.entries: tuple[TermEntry, ...] = tuple(entries)
+        self._folded_terms = [fold_term(e.term) for e in self.entries]
+        text_map: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        sound_map: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        for idx, (entry, folded) in enumerate(zip(self.entries, self._folded_terms, strict=True)):
+            if not folded:
+                continue
+            for key, via in text_keys(folded, entry.options):
+                text_map[key].append((idx, via))
+            for key, via in sound_keys(folded, entry.options):
+                sound_map[key].append((idx, via))
+        self._text_keys = frozenset(text_map)
+        self._text = _automaton(text_map)
+        self._sound = _automaton(sound_map)
+        allow_map: dict[str, list[str | None]] = defaultdict(list)
+        for a in allow:
+            word = fold_term(a.word)
+            if word:
+                allow_map[word].append(a.category)
+        for word in game_words:
+            folded = fold_term(word)
+            if folded:
+                allow_map[folded].append(None)
+        self._allow = _automaton(allow_map)
+        self._needs_boundary = tuple(
+            "boundary" in e.options or len(f) <= SHORT_TERM
+            for e, f in zip(self.entries, self._folded_terms, strict=True)
+        )
+
+    def candidates(self, nt: NormalizedText) -> list[Candidate]:
+        """Every lexicon hit in ``nt`` that survives the filters (spans in the original text)."""
+        folded = nt.folded
+        if not folded:
+            return []
+        raw: dict[tuple[int, int, int], str] = {}
+        for end, payload in self._text.iter(folded):
+            start = end + 1 - len(payload[0])
+            for idx, via in payload[1]:
+                raw.setdefault((idx, start, end + 1), via)
+        for layer in nt.sound_layers:
+            for end, payload in self._sound.iter(layer):
+                start = end + 1 - len(payload[0])
+                for idx, via in payload[1]:
+                    key = (idx, start, end + 1)
+                    if key not in raw:
+                        raw[key] = via
+        if not raw:
+            return []
+        allowed = self._allowed_spans(folded)
+        seg: _Segmentation | None = None
+        out: list[Candidate] = []
+        for (idx, start, end), via in raw.items():
+            entry = self.entries[idx]
+            if not self._letters_bounded(nt, start, end):
+                continue
+            if any(a <= start and end <= b and cat in (None, entry.category) for a, b, cat in allowed):
+                continue
+            sounded = via in ("homophone", "initials")
+            if sounded and folded[start:end] in self._text_keys:
+                continue  # the text automaton reports this span with a better explanation
+            has_han = any(is_han(c) for c in folded[start:end])
+            if self._needs_boundary[idx] or (sounded and has_han):
+                seg = seg or _Segmentation(folded)
+                if not seg.is_word_span(start, end):
+                    continue
+                if sounded and seg.is_common_word(folded[start:end]):
+                    continue
+            how = span_via(nt, start, end, via)
+            ostart, oend = nt.span(start, end)
+            out.append(
+                Candidate(
+                    category=entry.category,
+                    article=entry.article,
+                    start=ostart,
+                    end=oend,
+                    term=entry.term,
+                    via=how,
+                    confidence=round(VIA_CONFIDENCE[how] * entry.weight, 4),
+                )
+            )
+        return _best_per_span(out)
+
+    def _allowed_spans(self, folded: str) -> list[tuple[int, int, str | None]]:
+        spans: list[tuple[int, int, str | None]] = []
+        for end, (word, cats) in self._allow.iter(folded):
+            start = end + 1 - len(word)
+            spans.extend((start, end + 1, cat) for cat in cats)
+        return spans
+
+    @staticmethod
+    def _letters_bounded(nt: NormalizedText, start: int, end: int) -> bool:
+        """A key starting/ending with a Latin letter or digit must not extend a longer word."""
+        folded = nt.folded
+        if _is_alnum_ascii(folded[start]):
+            ostart = nt.offsets[start]
+            if ostart > 0:
+                before = fold_char(nt.original[ostart - 1])[0]
+                if before and _is_alnum_ascii(before[-1]):
+                    return False
+        if _is_alnum_ascii(folded[end - 1]):
+            oend = nt.ends[end - 1]
+            if oend < len(nt.original):
+                after = fold_char(nt.original[oend])[0]
+                if after and _is_alnum_ascii(after[0]):
+                    return False
+        return True
+
+
+class _Segmentation:
+    """jieba word boundaries of one folded post, computed only when a filter needs them."""
+
+    def __init__(self, folded: str) -> None:
+        from moderation.wordseg import boundaries
+
+        self.starts, self.ends = boundaries(folded)
+
+    def is_word_span(self, start: int, end: int) -> bool:
+        return start in self.starts and end in self.ends
+
+    @staticmethod
+    def is_common_word(text: str) -> bool:
+        from moderation.wordseg import tokenizer
+
+        freq: int = tokenizer().FREQ.get(text, 0)
+        return freq >= _COMMON_WORD_FREQ
+
+
+def _best_per_span(cands: list[Candidate]) -> list[Candidate]:
+    """One candidate per (category, span): the most confident, the earliest-listed on a tie."""
+    best: dict[tuple[str, int, int], Candidate] = {}
+    for c in cands:
+        key = (c.category, c.start, c.end)
+        if key not in best or c.confidence > best[key].confidence:
+            best[key] = c
+    return sorted(best.values(), key=lambda c: (c.start, -c.end, c.category))
+
+
+def _automaton(mapping: dict[str, Any]) -> Any:
+    auto = ahocorasick.Automaton()
+    for key, value in mapping.items():
+        auto.add_word(key, (key, tuple(value)))
+    if len(auto) == 0:
+        auto.add_word("\x00\x00", ("\x00\x00", ()))  # an empty automaton cannot be searched
+    auto.make_automaton()
+    return auto
+
+
+@cache
+def default_matcher() -> LexiconMatcher:
+    """The matcher over the project's lexicon files (built once per process)."""
+    return LexiconMatcher(
+        load_terms(),
+        load_allow(),
+        (word for word, _, _ in load_game_vocab()),
+    )
+
+
+def category_hits(text: str) -> list[tuple[str, str]]:
+    """``(category, via)`` for every lexicon and sentence-pattern hit in ``text``.
+
+    Used by :mod:`moderation.features` for lexicon features; ruleset-independent.
+
+    >>> category_hits("你是煞笔")
+    [('insult', 'exact')]
+    """
+    from moderation.patterns import default_patterns
+
+    nt = normalize(text)
+    hits = [(c.category, c.via) for c in default_matcher().candidates(nt)]
+    hits += [(c.category, c.via) for c in default_patterns().candidates(nt)]
+    return hits

@@ -1,0 +1,505 @@
+"""Normalisation views of a post, each mapped back to offsets in the original text.
+
+Players dodge keyword lists with full-width letters, traditional characters, inserted spaces
+and emoji, repeated characters, circled digits and pinyin.  :func:`normalize` folds all of that
+away once per post and keeps, for every folded character, where it came from in the original
+text, so that a finding in a folded view can always be reported as a span of what the player
+actually typed.
+
+Views (all derived from one per-character fold, see ``docs/moderation.md``):
+
+``folded``
+    NFKC (width, compatibility digits such as ``①`` and ``𝟔``), lower case, traditional to
+    simplified (OpenCC ``t2s``), other digit/letter styles (``❶``, ``🅰``, Cyrillic look-alikes),
+    noise removed (spaces, punctuation, zero-width and control characters, emoji and other
+    symbols, BBCode tags), runs of one repeated letter or Han character collapsed to one.
+    Wildcard symbols (``*``, ``×``, ``○``, ``□``...) survive as ``*``: ``傻*`` is an evasion.
+``clean``
+    The same per-character fold but with punctuation and spaces kept and nothing collapsed: the
+    view for patterns that need punctuation (URLs, chat-log time stamps).
+``pinyin`` / ``initials`` / ``sound``
+    Per folded character: every toneless reading of a Han character (all readings of
+    heteronyms), the initial letter of its first reading, and one private-use "syllable" code
+    point per Han character (letters and digits as themselves), so that homophones can be
+    matched as plain substrings.
+
+>>> nt = normalize("傻 傻 ＢＩ！")
+>>> nt.folded
+'傻bi'
+>>> nt.span(0, 3)
+(0, 6)
+>>> nt.original[slice(*nt.span(0, 3))]
+'傻 傻 ＢＩ'
+>>> normalize("說話").folded
+'说话'
+>>> normalize("行").pinyin
+(('xing', 'hang', 'heng'),)
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from importlib import resources
+
+__all__ = [
+    "WILDCARD",
+    "NormalizedText",
+    "View",
+    "fold_char",
+    "fold_term",
+    "is_han",
+    "normalize",
+    "readings",
+    "syllable_code",
+]
+
+#: The folded form of every wildcard symbol players use to mask one character (傻*, 傻×, 傻○).
+WILDCARD = "*"
+
+_WILDCARD_SOURCES = frozenset("*＊×✕✖✗✘○◯□■●◎◇◆△▲☆★※")
+
+# BBCode tags between characters are noise to the folded view (``[b]傻[/b]逼``), but the font rule
+# reads them from the original text, so they are masked here, never deleted from ``original``.
+_BBCODE_TAG = re.compile(r"\[/?[a-zA-Z][a-zA-Z0-9]*(?:=[^\[\]\n]{0,80})?\]")
+_MASK = "\x00"
+
+# Private-use code points (Supplementary Private Use Area-A) for syllables in the ``sound`` view.
+_SYLLABLE_BASE = 0xF0000
+
+
+def is_han(ch: str) -> bool:
+    """True for CJK ideographs (the characters that have pinyin readings).
+
+    >>> is_han("狼"), is_han("a"), is_han("，")
+    (True, False, False)
+    """
+    cp = ord(ch)
+    return (
+        0x4E00 <= cp <= 0x9FFF
+        or 0x3400 <= cp <= 0x4DBF
+        or 0x20000 <= cp <= 0x3134F
+        or 0xF900 <= cp <= 0xFAFF
+        or cp == 0x3007
+    )
+
+
+def _load_confusables() -> dict[str, str]:
+    """Project-written look-alike letters (Cyrillic/Greek) that NFKC leaves alone."""
+    table: dict[str, str] = {}
+    text = resources.files("lexicons").joinpath("confusables.tsv").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        target, _, sources = line.partition("\t")
+        for src in sources.split():
+            table[src] = target
+    return table
+
+
+@cache
+def _confusables() -> dict[str, str]:
+    return _load_confusables()
+
+
+@cache
+def _keep_doubles() -> frozenset[str]:
+    from lexicons.loader import load_keep_doubles
+
+    return load_keep_doubles()
+
+
+@cache
+def _t2s() -> object:
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+def _to_simplified(ch: str) -> str:
+    conv = _t2s()
+    out: str = conv.convert(ch)  # type: ignore[attr-defined]
+    return out if out else ch
+
+
+_NAME_STYLE = re.compile(
+    r"(?:DIGIT|LATIN (?:CAPITAL|SMALL) LETTER|REGIONAL INDICATOR SYMBOL LETTER) (\w+)"
+)
+_DIGIT_NAMES = {
+    "ZERO": "0",
+    "ONE": "1",
+    "TWO": "2",
+    "THREE": "3",
+    "FOUR": "4",
+    "FIVE": "5",
+    "SIX": "6",
+    "SEVEN": "7",
+    "EIGHT": "8",
+    "NINE": "9",
+}
+
+
+def _styled_alnum(ch: str) -> str | None:
+    """Map digit/letter styles NFKC does not decompose (❶, 🅰, 🇦) by their Unicode name."""
+    name = unicodedata.name(ch, "")
+    if not name:
+        return None
+    m = _NAME_STYLE.search(name)
+    if m is None:
+        return None
+    word = m.group(1)
+    if "DIGIT" in m.group(0):
+        return _DIGIT_NAMES.get(word)
+    if len(word) == 1 and "A" <= word <= "Z":
+        return word.lower()
+    return None
+
+
+def _keep_in_clean(ch: str) -> bool:
+    """Characters the ``clean`` view keeps: all but control/format/marks/emoji-like symbols.
+
+    Newlines and tabs are kept because chat-log shapes are line-based.
+    """
+    if ch in "\n\t":
+        return True
+    cat = unicodedata.category(ch)
+    return not (cat[0] in "CM" or cat == "So" or cat == "Sk")
+
+
+@cache
+def fold_char(ch: str) -> tuple[str, str, str]:
+    """Fold one original character.
+
+    Returns ``(folded, clean, kind)``: its contribution to the ``folded`` view ("" when it is
+    noise), its contribution to the ``clean`` view, and what changed it: ``""`` (nothing, or
+    only case), ``"width"`` (NFKC, full-width, digit/letter styles), ``"traditional"`` or
+    ``"noise"``.
+
+    >>> fold_char("Ｂ"), fold_char("說"), fold_char("！")
+    (('b', 'b', 'width'), ('说', '说', 'traditional'), ('', '!', 'noise'))
+    >>> fold_char("①"), fold_char("×")
+    (('1', '1', 'width'), ('*', '*', ''))
+    """
+    if ch == _MASK:
+        return "", "", "noise"
+    if ch in _WILDCARD_SOURCES:
+        return WILDCARD, WILDCARD, ""
+    conf = _confusables().get(ch)
+    if conf is not None:
+        return conf, conf, "width"
+    nfkc = unicodedata.normalize("NFKC", ch)
+    kind = "width" if nfkc != ch else ""
+    if nfkc == ch and not ch.isascii() and not is_han(ch):
+        styled = _styled_alnum(ch)
+        if styled is not None:
+            return styled, styled, "width"
+    folded_parts: list[str] = []
+    clean_parts: list[str] = []
+    for c in nfkc.lower():
+        if c in _WILDCARD_SOURCES:
+            folded_parts.append(WILDCARD)
+            clean_parts.append(WILDCARD)
+            continue
+        if c.isalnum():
+            s = _to_simplified(c) if is_han(c) else c
+            if s != c and not kind:
+                kind = "traditional"
+            folded_parts.append(s)
+            clean_parts.append(s)
+        elif _keep_in_clean(c):
+            clean_parts.append(c)
+    folded = "".join(folded_parts)
+    if not folded:
+        kind = "noise"
+    return folded, "".join(clean_parts), kind
+
+
+class _FoldTable(dict[int, str]):
+    """``str.translate`` table that computes and caches :func:`fold_char` on first sight."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self._index = index
+
+    def __missing__(self, cp: int) -> str:
+        value = fold_char(chr(cp))[self._index]
+        self[cp] = value
+        return value
+
+
+class _LengthTable(dict[int, str]):
+    """Translate table giving one code unit per original char: chr(length of its fold)."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self._index = index
+
+    def __missing__(self, cp: int) -> str:
+        value = chr(len(fold_char(chr(cp))[self._index]))
+        self[cp] = value
+        return value
+
+
+_FOLD = _FoldTable(0)
+_FOLD_LEN = _LengthTable(0)
+_CLEAN = _FoldTable(1)
+_CLEAN_LEN = _LengthTable(1)
+
+
+def _strip_tone(syllable: str) -> str:
+    s = syllable.replace("ü", "v").replace("ǖ", "v").replace("ǘ", "v").replace("ǚ", "v")
+    s = s.replace("ǜ", "v")
+    s = unicodedata.normalize("NFD", s)
+    return "".join(c for c in s if "a" <= c <= "z")
+
+
+@cache
+def _pinyin_dict() -> dict[int, str]:
+    from pypinyin.pinyin_dict import pinyin_dict
+
+    table: dict[int, str] = pinyin_dict
+    return table
+
+
+@cache
+def readings(ch: str) -> tuple[str, ...]:
+    """Every toneless pinyin reading of a Han character, most common first; () for anything else.
+
+    >>> readings("傻"), readings("绿"), readings("a")
+    (('sha',), ('lv', 'lu'), ())
+    """
+    raw = _pinyin_dict().get(ord(ch))
+    if raw is None:
+        return ()
+    out: list[str] = []
+    for r in raw.split(","):
+        t = _strip_tone(r)
+        if t and t not in out:
+            out.append(t)
+    return tuple(out)
+
+
+_SYLLABLES: dict[str, str] = {}
+
+
+def syllable_code(syllable: str) -> str:
+    """The private-use code point standing for one toneless syllable in the ``sound`` view."""
+    code = _SYLLABLES.get(syllable)
+    if code is None:
+        code = chr(_SYLLABLE_BASE + len(_SYLLABLES))
+        _SYLLABLES[syllable] = code
+    return code
+
+
+class _SoundTable(dict[int, str]):
+    """Translate table for the ``sound`` view; layer ``k`` uses a char's k-th reading if any."""
+
+    def __init__(self, layer: int) -> None:
+        super().__init__()
+        self._layer = layer
+
+    def __missing__(self, cp: int) -> str:
+        ch = chr(cp)
+        rs = readings(ch)
+        if rs:
+            value = syllable_code(rs[min(self._layer, len(rs) - 1)])
+        elif 0xF0000 <= cp <= 0x10FFFF:
+            value = " "  # a raw private-use char in a post must never pose as a syllable
+        else:
+            value = ch
+        self[cp] = value
+        return value
+
+
+class _InitialTable(dict[int, str]):
+    def __missing__(self, cp: int) -> str:
+        rs = readings(chr(cp))
+        value = rs[0][0] if rs else chr(cp)
+        self[cp] = value
+        return value
+
+
+_SOUND_LAYERS = (_SoundTable(0), _SoundTable(1), _SoundTable(2))
+_INITIALS = _InitialTable()
+
+# Runs of one repeated letter or Han character; digits are left alone (QQ numbers, scores).
+_REPEAT_RUN = re.compile(r"([^\W\d_])\1+")
+
+
+@dataclass(frozen=True)
+class View:
+    """One folded view with its map back to the original text.
+
+    ``starts[i]`` is the original index of the character that produced ``text[i]``; ``ends[i]``
+    is the original index just after it (after the last of a collapsed run).
+    """
+
+    text: str
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Original ``(start, end)`` covering view characters ``start..end-1`` (end exclusive)."""
+        if end <= start:
+            pos = self.starts[start] if start < len(self.starts) else self._tail()
+            return pos, pos
+        return self.starts[start], self.ends[end - 1]
+
+    def _tail(self) -> int:
+        return self.ends[-1] if self.ends else 0
+
+
+def _build_view(original: str, masked: str, fold: dict[int, str], lens: dict[int, str]) -> View:
+    text = masked.translate(fold)
+    codes = masked.translate(lens)
+    n = len(original)
+    if len(text) == n and codes.count("\x01") == n:
+        return View(text, tuple(range(n)), tuple(range(1, n + 1)))
+    if max(codes, default="\x00") <= "\x01":
+        st = [i for i, c in enumerate(codes) if c == "\x01"]
+    else:
+        st = []
+        for i, c in enumerate(codes):
+            if c != "\x00":
+                st.extend([i] * ord(c))
+    return View(text, tuple(st), tuple(i + 1 for i in st))
+
+
+def _collapse(view: View) -> tuple[View, tuple[tuple[int, int], ...]]:
+    """Collapse repeated letters/Han characters; returns the view and the collapsed runs."""
+    text = view.text
+    if _REPEAT_RUN.search(text) is None:
+        return view, ()
+    runs: list[tuple[int, int]] = []
+    pieces: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = 0
+    keep = _keep_doubles()
+    for m in _REPEAT_RUN.finditer(text):
+        a, b = m.span()
+        if b - a == 2 and text[a] in keep:
+            continue  # 妈妈, 哥哥: an ordinary word, not an evasion
+        pieces.append(text[pos:a])
+        starts.extend(view.starts[pos:a])
+        ends.extend(view.ends[pos:a])
+        pieces.append(text[a])
+        starts.append(view.starts[a])
+        ends.append(view.ends[b - 1])
+        runs.append((a, b))
+        pos = b
+    pieces.append(text[pos:])
+    starts.extend(view.starts[pos:])
+    ends.extend(view.ends[pos:])
+    return View("".join(pieces), tuple(starts), tuple(ends)), tuple(runs)
+
+
+@dataclass(frozen=True)
+class NormalizedText:
+    """A post and its normalisation views (see the module docstring).
+
+    ``folded``/``offsets``/``ends`` are the main matching view; ``clean`` is a lighter view with
+    its own offsets; ``pinyin``, ``initials`` and ``sound`` are per character of ``folded``.
+    """
+
+    original: str
+    folded_view: View
+    clean_view: View = field(repr=False)
+    collapsed: bool = False
+
+    @property
+    def folded(self) -> str:
+        """The fully folded text used for lexicon matching."""
+        return self.folded_view.text
+
+    @property
+    def offsets(self) -> tuple[int, ...]:
+        """Folded index -> original index of the character it came from."""
+        return self.folded_view.starts
+
+    @property
+    def ends(self) -> tuple[int, ...]:
+        """Folded index -> original index just after it (covers collapsed repeats)."""
+        return self.folded_view.ends
+
+    @property
+    def clean(self) -> str:
+        """Per-character fold with punctuation kept and nothing collapsed."""
+        return self.clean_view.text
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Original ``(start, end)`` of folded characters ``start..end-1``.
+
+        >>> nt = normalize("ＳＢ")
+        >>> nt.span(0, 2)
+        (0, 2)
+        """
+        return self.folded_view.span(start, end)
+
+    @cached_property
+    def pinyin(self) -> tuple[tuple[str, ...], ...]:
+        """Every toneless reading of each folded character (() for non-Han characters)."""
+        return tuple(readings(c) for c in self.folded)
+
+    @cached_property
+    def initials(self) -> str:
+        """First letter of each folded Han character's first reading; other characters as is.
+
+        >>> normalize("你妈死了").initials
+        'nmsl'
+        """
+        return self.folded.translate(_INITIALS)
+
+    @cached_property
+    def sound_layers(self) -> tuple[str, ...]:
+        """``sound`` view per heteronym layer (layer k uses the k-th reading where there is one).
+
+        Layer 0 is always present; further layers only when some character has that many readings.
+        Every layer has the length of ``folded``, so its indices are folded indices.
+        """
+        base = self.folded.translate(_SOUND_LAYERS[0])
+        layers = [base]
+        for table in _SOUND_LAYERS[1:]:
+            alt = self.folded.translate(table)
+            if alt == layers[-1]:
+                break
+            layers.append(alt)
+        return tuple(layers)
+
+    @property
+    def sound(self) -> str:
+        """Layer 0 of the sound view: one private-use code point per Han syllable."""
+        return self.sound_layers[0]
+
+
+def normalize(text: str) -> NormalizedText:
+    """Fold ``text`` into its normalisation views (see the module docstring).
+
+    Never raises on odd input (lone surrogates, control characters, only emoji): such characters are
+    noise.  Size limits are the screener's business, not this function's.
+
+    >>> nt = normalize("[b]傻[/b]逼😀")
+    >>> nt.folded, nt.span(0, 2)
+    ('傻逼', (3, 9))
+    >>> normalize("").folded
+    ''
+    """
+    masked = text
+    if "[" in text:
+        masked = _BBCODE_TAG.sub(lambda m: _MASK * (m.end() - m.start()), text)
+    folded = _build_view(text, masked, _FOLD, _FOLD_LEN)
+    collapsed_view, runs = _collapse(folded)
+    clean = _build_view(text, masked, _CLEAN, _CLEAN_LEN)
+    return NormalizedText(text, collapsed_view, clean, bool(runs))
+
+
+def fold_term(term: str) -> str:
+    """Fold a lexicon term exactly as posts are folded, so terms and posts meet in one space.
+
+    >>> fold_term("傻 逼！"), fold_term("說謊")
+    ('傻逼', '说谎')
+    """
+    return normalize(term).folded

@@ -1,0 +1,418 @@
+"""Screen posts: findings that say what, where, why and how sure.
+
+A :class:`Screener` is bound to one ruleset (``m08``, ``m72``, ``wa004``).  For each post it runs
+the lexicon matcher, the sentence patterns, the font and water rules and, when a trained model
+is available, the classifier; keeps only the categories that ruleset forbids; cites the ruleset's
+own article; and merges overlapping findings of one category into one.
+
+>>> m08 = Screener("m08", classifier=None)
+>>> [(f.category, f.article.code, f.match, f.via) for f in m08.screen("你个ＳＢ")]
+[('insult', '1(1)', 'ＳＢ', 'initials')]
+>>> m08.screen("昨晚被刀的是5号，今天查杀3号，金水是7号")
+[]
+>>> m72 = Screener("m72", classifier=None)
+>>> [(f.category, f.article.code) for f in m72.screen("我拿人格担保我是好人")]
+[('oath', '2(6)')]
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Final, Protocol
+
+import yaml
+
+from lexicons.loader import (
+    CATEGORIES,
+    RULE_CATEGORIES,
+    RulesetArticles,
+    SeverityHint,
+    known_rulesets,
+    load_articles,
+    read_text,
+)
+from moderation.lexicon import Candidate, default_matcher
+from moderation.normalize import NormalizedText, normalize
+from moderation.patterns import default_patterns
+from moderation.rules import font_candidates, water_candidate
+
+__all__ = [
+    "ALL_CATEGORIES",
+    "AUTO",
+    "MAX_POST_BYTES",
+    "VIAS",
+    "Article",
+    "Finding",
+    "PostTooLargeError",
+    "Screener",
+    "Severity",
+    "UnknownRulesetError",
+    "display_names",
+    "load_default_classifier",
+    "screen",
+    "screen_many",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Posts above this many UTF-8 bytes are refused with :class:`PostTooLargeError` (64 KiB).
+MAX_POST_BYTES: Final = 64 * 1024
+
+ALL_CATEGORIES: tuple[str, ...] = CATEGORIES + RULE_CATEGORIES
+VIAS: tuple[str, ...] = (
+    "exact",
+    "traditional",
+    "width",
+    "noise",
+    "repeat",
+    "homophone",
+    "initials",
+    "shape",
+    "split",
+    "pattern",
+    "classifier",
+)
+
+Severity = SeverityHint
+
+
+class PostTooLargeError(ValueError):
+    """A post is larger than :data:`MAX_POST_BYTES`; nothing was screened."""
+
+    def __init__(self, size: int, limit: int = MAX_POST_BYTES, index: int | None = None) -> None:
+        where = f"第{index + 1}条帖子" if index is not None else "帖子"
+        super().__init__(f"{where}过长：{size} 字节，超过上限 {limit} 字节（64 KiB），未做检查")
+        self.size = size
+        self.limit = limit
+        self.index = index
+
+
+class UnknownRulesetError(KeyError):
+    """No articles file exists for the requested ruleset id."""
+
+    def __init__(self, ruleset: str) -> None:
+        super().__init__(f"未知规则集 {ruleset!r}；可用：{', '.join(known_rulesets())}")
+        self.ruleset = ruleset
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class Article:
+    """One clause of a ruleset's 判罚依据, in the seed's own wording.
+
+    >>> Article("m08", "3(1)", "禁止明显的发誓、诅咒句式").label
+    'M08 判罚依据 3(1)'
+    """
+
+    ruleset: str
+    code: str
+    text: str
+
+    @property
+    def label(self) -> str:
+        """Human-readable citation, e.g. ``M08 判罚依据 3(1)``."""
+        return f"{self.ruleset.upper()} 判罚依据 {self.code}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One violation found in a post.
+
+    ``start``/``end`` index the ORIGINAL text (``text[start:end] == match``); ``term`` is the
+    canonical lexicon term or the pattern id; ``via`` says how it matched (see :data:`VIAS`);
+    ``severity`` is the seed's hint for the card.
+    """
+
+    category: str
+    article: Article
+    start: int
+    end: int
+    match: str
+    term: str
+    via: str
+    confidence: float
+    severity: Severity = field(default_factory=lambda: Severity((), ""))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form used by ``bansha screen --json`` (plus term, article text, severity)."""
+        return {
+            "category": self.category,
+            "article": self.article.code,
+            "start": self.start,
+            "end": self.end,
+            "match": self.match,
+            "via": self.via,
+            "confidence": self.confidence,
+            "term": self.term,
+            "article_text": self.article.text,
+            "severity": list(self.severity.cards),
+        }
+
+
+class Classifier(Protocol):
+    """What the screener needs from :class:`moderation.classifier.PostClassifier`."""
+
+    thresholds: Mapping[str, float]
+
+    def predict(self, texts: Sequence[str]) -> list[dict[str, float]]: ...
+
+
+class _Auto:
+    """Sentinel: load the default model if there is one."""
+
+    def __repr__(self) -> str:
+        return "AUTO"
+
+
+#: Pass as ``classifier=`` to load the model from ``$BANSHA_MODEL`` or ``var/model.skops``.
+AUTO: Final = _Auto()
+
+
+def _model_path() -> Path:
+    env = os.environ.get("BANSHA_MODEL")
+    return Path(env) if env else Path("var/model.skops")
+
+
+@cache
+def _load_classifier_cached(path: str, mtime: float) -> Classifier | None:
+    try:
+        from moderation.classifier import PostClassifier
+    except ImportError:
+        return None
+    try:
+        model: Classifier = PostClassifier.load(path)
+    except Exception as exc:  # a broken model must not stop screening by rules
+        warnings.warn(f"无法加载模型 {path}：{exc}；仅用词表与句式检查", stacklevel=3)
+        return None
+    return model
+
+
+def load_default_classifier() -> Classifier | None:
+    """The trained model at ``$BANSHA_MODEL`` or ``var/model.skops``, or None without one.
+
+    Never raises: a missing classifier module or model file means rules-only screening, and an
+    unreadable model file is reported with a warning.
+    """
+    path = _model_path()
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return None
+    return _load_classifier_cached(str(path), mtime)
+
+
+@cache
+def display_names() -> Mapping[str, Mapping[str, str]]:
+    """Chinese display names of categories, via kinds and cards (``lexicons/categories.yaml``)."""
+    data: Mapping[str, Mapping[str, str]] = yaml.safe_load(read_text("categories.yaml"))
+    return data
+
+
+def _post_size(text: str) -> int:
+    if len(text) * 4 <= MAX_POST_BYTES:
+        return len(text)  # cannot exceed the limit whatever the characters are
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+class Screener:
+    """Screens posts under one ruleset.
+
+    ``classifier``: :data:`AUTO` (default) loads the trained model if present, ``None`` screens
+    with lexicons and patterns only, or pass any object with ``predict`` and ``thresholds``.
+    ``min_confidence``: findings below it are dropped (default: keep all).
+    """
+
+    def __init__(
+        self,
+        ruleset: str = "m08",
+        classifier: Classifier | None | _Auto = AUTO,
+        *,
+        min_confidence: float = 0.0,
+    ) -> None:
+        if ruleset not in known_rulesets():
+            raise UnknownRulesetError(ruleset)
+        self.ruleset = ruleset
+        self.articles: RulesetArticles = load_articles(ruleset)
+        self.classifier: Classifier | None = (
+            load_default_classifier() if isinstance(classifier, _Auto) else classifier
+        )
+        self.min_confidence = min_confidence
+        self._matcher = default_matcher()
+        self._patterns = default_patterns()
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        """Categories this ruleset forbids (or, for ``water``, tracks)."""
+        return tuple(c for c in ALL_CATEGORIES if c in self.articles.categories)
+
+    def screen(self, text: str) -> list[Finding]:
+        """Findings for one post, in text order.
+
+        Raises :class:`PostTooLargeError` above :data:`MAX_POST_BYTES` and :class:`TypeError`
+        for a non-string.
+        """
+        return self.screen_many([text])[0]
+
+    def screen_many(self, texts: Sequence[str]) -> list[list[Finding]]:
+        """Findings for each post; the classifier (if any) runs once over the whole batch."""
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"post #{i + 1} is {type(text).__name__}, not str")
+            size = _post_size(text)
+            if size > MAX_POST_BYTES:
+                raise PostTooLargeError(size, index=i if len(texts) > 1 else None)
+        results = [self._rule_findings(normalize(t)) for t in texts]
+        if self.classifier is not None and texts:
+            probs = self._predict(texts)
+            if probs is not None:
+                for text, found, p in zip(texts, results, probs, strict=True):
+                    found.extend(self._classifier_findings(text, found, p))
+                    found.sort(key=lambda f: (f.start, -f.end, f.category))
+        if self.min_confidence > 0:
+            results = [[f for f in r if f.confidence >= self.min_confidence] for r in results]
+        return results
+
+    # -- internals ------------------------------------------------------------------------------
+
+    def _rule_findings(self, nt: NormalizedText) -> list[Finding]:
+        cands = self._matcher.candidates(nt)
+        cands += self._patterns.candidates(nt)
+        cands += font_candidates(nt.original)
+        water = water_candidate(nt)
+        if water is not None:
+            cands.append(water)
+        findings = [f for c in cands if (f := self._finding(nt.original, c)) is not None]
+        return _merge(findings, nt.original)
+
+    def _finding(self, original: str, c: Candidate) -> Finding | None:
+        cat = self.articles.categories.get(c.category)
+        if cat is None:
+            return None
+        art = cat.articles.get(c.article) or cat.articles[cat.default]
+        return Finding(
+            category=c.category,
+            article=Article(self.ruleset, art.code, art.text),
+            start=c.start,
+            end=c.end,
+            match=original[c.start : c.end],
+            term=c.term,
+            via=c.via,
+            confidence=c.confidence,
+            severity=art.severity or cat.severity,
+        )
+
+    def _predict(self, texts: Sequence[str]) -> list[dict[str, float]] | None:
+        assert self.classifier is not None
+        try:
+            return self.classifier.predict(list(texts))
+        except Exception as exc:  # the rules' findings stand even if the model fails
+            logger.warning("classifier failed, rules only: %s", exc)
+            return None
+
+    def _classifier_findings(
+        self, text: str, found: list[Finding], probs: Mapping[str, float]
+    ) -> list[Finding]:
+        assert self.classifier is not None
+        out: list[Finding] = []
+        thresholds = self.classifier.thresholds
+        for category, p in probs.items():
+            cat = self.articles.categories.get(category)
+            if cat is None or p < thresholds.get(category, 0.5):
+                continue
+            same = [f for f in found if f.category == category]
+            if same:
+                best = max(same, key=lambda f: f.confidence)
+                start, end, key = best.start, best.end, _article_key(cat.articles, best.article)
+            else:
+                start, end, key = 0, len(text), cat.default
+            art = cat.articles[key]
+            out.append(
+                Finding(
+                    category=category,
+                    article=Article(self.ruleset, art.code, art.text),
+                    start=start,
+                    end=end,
+                    match=text[start:end],
+                    term=category,
+                    via="classifier",
+                    confidence=round(float(p), 4),
+                    severity=art.severity or cat.severity,
+                )
+            )
+        return out
+
+
+def _article_key(articles: Mapping[str, Any], article: Article) -> str:
+    for key, a in articles.items():
+        if a.code == article.code:
+            return str(key)
+    return str(next(iter(articles)))
+
+
+def _merge(findings: list[Finding], original: str) -> list[Finding]:
+    """Merge overlapping findings of one category into one finding over the union of spans.
+
+    Term, via and article come from the longest member (it explains the most: 傻逼 via repeat
+    rather than 逼 alone; ties: the more confident, then the earlier); the confidence is the
+    highest of the members.
+    """
+    by_cat: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_cat.setdefault(f.category, []).append(f)
+    out: list[Finding] = []
+    for group in by_cat.values():
+        group.sort(key=lambda f: (f.start, -f.end))
+        cluster: list[Finding] = []
+        end = -1
+        for f in group:
+            if cluster and f.start >= end:
+                out.append(_combine(cluster, original))
+                cluster = []
+            cluster.append(f)
+            end = max(end, f.end) if len(cluster) > 1 else f.end
+        if cluster:
+            out.append(_combine(cluster, original))
+    out.sort(key=lambda f: (f.start, -f.end, f.category))
+    return out
+
+
+def _combine(cluster: list[Finding], original: str) -> Finding:
+    if len(cluster) == 1:
+        return cluster[0]
+    best = max(cluster, key=lambda f: (f.end - f.start, f.confidence, -f.start))
+    start = min(f.start for f in cluster)
+    end = max(f.end for f in cluster)
+    return Finding(
+        category=best.category,
+        article=best.article,
+        start=start,
+        end=end,
+        match=original[start:end],
+        term=best.term,
+        via=best.via,
+        confidence=max(f.confidence for f in cluster),
+        severity=best.severity,
+    )
+
+
+@cache
+def _default_screener(ruleset: str) -> Screener:
+    return Screener(ruleset)
+
+
+def screen(text: str, ruleset: str = "m08") -> list[Finding]:
+    """Screen one post with the default screener of ``ruleset`` (model loaded if present)."""
+    return _default_screener(ruleset).screen(text)
+
+
+def screen_many(texts: Sequence[str], ruleset: str = "m08") -> list[list[Finding]]:
+    """Screen many posts at once with the default screener of ``ruleset``."""
+    return _default_screener(ruleset).screen_many(texts)

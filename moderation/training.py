@@ -1,0 +1,917 @@
+"""``bansha train``: load and split the corpus, fit the post classifier, write a report.
+
+The pipeline, each step deterministic:
+
+1. :func:`load_corpus` reads ``corpus/*.jsonl`` (validated; errors name file and line).
+2. :func:`split_of` puts each post in ``train`` or ``dev`` from a hash of its id alone, so adding
+   posts never moves existing ones. Extra examples (``--extra``, ``--include-decisions``) only ever
+   join ``train``.
+3. :func:`fit_classifier` learns the vocabulary and one logistic model per category on ``train``;
+   thresholds come from out-of-fold predictions of a k-fold cross-validation on ``train`` (never
+   dev), chosen for F1 under a false-positive budget on clean posts.
+4. :func:`evaluate` scores ``dev``; :func:`write_report` writes ``report.md``, ``report.json`` and
+   ``pr_curves.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from moderation.classifier import DEFAULT_MODEL_PATH, PostClassifier
+from moderation.features import FeatureConfig, FeatureSpace, lexicon_hits_function, post_tokens
+
+CATEGORIES: tuple[str, ...] = (
+    "insult",
+    "oath",
+    "vest",
+    "director",
+    "evidence",
+    "real_life",
+    "meta",
+    "emotional",
+)
+CORE_CATEGORIES: tuple[str, ...] = ("insult", "oath", "vest")
+EVASIONS: tuple[str, ...] = (
+    "none",
+    "traditional",
+    "width",
+    "noise",
+    "repeat",
+    "homophone",
+    "initials",
+    "pinyin",
+    "shape",
+    "split",
+    "mixed",
+)
+_FIELDS = {"id": str, "text": str, "labels": list, "evasion": str}
+_OPTIONAL_FIELDS = {"ruleset", "note"}
+
+DEV_PERCENT = 20
+SPLIT_SALT = "bansha-split-v1"
+DEFAULT_CORPUS = Path("corpus")
+DEFAULT_REPORT_DIR = Path("var/report")
+DEFAULT_DATABASE_URL = "sqlite:///var/bansha.sqlite3"
+
+# A category needs this many positive training posts to get a model at all; with fewer, thresholds
+# picked by cross-validation are noise.
+MIN_POSITIVES = 15
+CV_FOLDS = 5
+REGULARISATION_C = 8.0
+MIN_DF = 2
+# Thresholds aim under the 2% goal so that the budget survives the move to posts never seen.
+CLEAN_FPR_BUDGET = 0.01
+# When the clean budget is tight, categories other than insult/oath/vest give way first (their F1
+# losses count this much).
+MINOR_PRIORITY = 0.3
+
+
+class CorpusError(ValueError):
+    """A corpus file is missing or a line breaks the format; the message names file and line."""
+
+
+class DecisionsError(RuntimeError):
+    """The director's labelled decisions could not be read from the database."""
+
+
+@dataclass(frozen=True)
+class Post:
+    """One labelled post. ``labels == ()`` means clean game talk."""
+
+    id: str
+    text: str
+    labels: tuple[str, ...]
+    evasion: str = "none"
+    ruleset: str | None = None
+    source: str = ""
+
+    @property
+    def clean(self) -> bool:
+        """True when the post breaks no rule."""
+        return not self.labels
+
+
+# ------------------------------------------------------------------------------------------------
+# Loading
+
+
+def parse_post(line: str, source: str) -> Post:
+    """Parse and validate one JSONL line; ``source`` ("file:line") prefixes every error.
+
+    >>> parse_post('{"id": "a-1", "text": "金水", "labels": [], "evasion": "none"}', "x:1").clean
+    True
+    >>> try:
+    ...     parse_post('{"id": "a-1", "text": "水", "labels": ["spam"], "evasion": "none"}', "x:1")
+    ... except CorpusError as error:
+    ...     print(str(error).split(" (")[0])
+    x:1: unknown label 'spam'
+    """
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise CorpusError(
+            f"{source}: not valid JSON ({error.msg} at column {error.colno})"
+        ) from None
+    if not isinstance(data, dict):
+        raise CorpusError(f"{source}: expected a JSON object, got {type(data).__name__}")
+    for name, kind in _FIELDS.items():
+        if name not in data:
+            raise CorpusError(f"{source}: missing field {name!r}")
+        if not isinstance(data[name], kind):
+            raise CorpusError(f"{source}: field {name!r} must be a {kind.__name__}")
+    unknown = sorted(set(data) - set(_FIELDS) - _OPTIONAL_FIELDS)
+    if unknown:
+        raise CorpusError(f"{source}: unknown field(s) {', '.join(map(repr, unknown))}")
+    post_id, text = data["id"].strip(), data["text"]
+    if not post_id:
+        raise CorpusError(f"{source}: empty id")
+    if not text.strip():
+        raise CorpusError(f"{source}: empty text (id {post_id})")
+    labels = data["labels"]
+    for label in labels:
+        if label not in CATEGORIES:
+            raise CorpusError(
+                f"{source}: unknown label {label!r} (allowed: {', '.join(CATEGORIES)})"
+            )
+    if len(set(labels)) != len(labels):
+        raise CorpusError(f"{source}: repeated label in {labels}")
+    evasion = data["evasion"]
+    if evasion not in EVASIONS:
+        raise CorpusError(f"{source}: unknown evasion {evasion!r} (allowed: {', '.join(EVASIONS)})")
+    if not labels and evasion != "none":
+        raise CorpusError(f"{source}: a clean post (labels []) must have evasion 'none'")
+    ruleset = data.get("ruleset")
+    if ruleset is not None and not isinstance(ruleset, str):
+        raise CorpusError(f"{source}: field 'ruleset' must be a string or null")
+    ordered = tuple(c for c in CATEGORIES if c in labels)
+    return Post(post_id, text, ordered, evasion, ruleset, source)
+
+
+def load_jsonl(path: Path) -> list[Post]:
+    """Read one corpus file; blank lines are skipped, anything else must be a valid post."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: no such file") from None
+    except UnicodeDecodeError as error:
+        raise CorpusError(f"{path}: not UTF-8 ({error.reason} at byte {error.start})") from None
+    return [
+        parse_post(line, f"{path}:{number}")
+        for number, line in enumerate(lines, start=1)
+        if line.strip()
+    ]
+
+
+def _check_unique(posts: Sequence[Post]) -> None:
+    seen: dict[str, str] = {}
+    for post in posts:
+        if post.id in seen:
+            raise CorpusError(f"{post.source}: duplicate id {post.id!r} (first at {seen[post.id]})")
+        seen[post.id] = post.source
+
+
+def load_corpus(directory: Path) -> list[Post]:
+    """Every post of every ``*.jsonl`` file in ``directory`` (files in name order), ids unique."""
+    if not directory.is_dir():
+        raise CorpusError(f"{directory}: corpus directory not found")
+    files = sorted(directory.glob("*.jsonl"))
+    if not files:
+        raise CorpusError(f"{directory}: no *.jsonl corpus files")
+    posts = [post for path in files for post in load_jsonl(path)]
+    _check_unique(posts)
+    return posts
+
+
+def load_decision_examples(database_url: str) -> list[Post]:
+    """The director's labelled decisions as training posts (labels outside CATEGORIES are dropped).
+
+    Reads ``models.labelled.load_labelled_examples(database_url)``; a missing module, database or
+    table raises :class:`DecisionsError` saying what to do about it.
+    """
+    try:
+        from models.labelled import load_labelled_examples
+    except ImportError as error:
+        raise DecisionsError(
+            f"--include-decisions needs models.labelled.load_labelled_examples ({error})"
+        ) from error
+    shown = _hide_password(database_url)
+    try:
+        examples = list(load_labelled_examples(database_url))
+    except Exception as error:  # any driver or schema failure is reported the same way
+        raise DecisionsError(
+            f"cannot read director decisions from {shown}: {type(error).__name__}: {error}. "
+            "Is the database reachable and upgraded ('bansha db upgrade')?"
+        ) from error
+    posts = []
+    for number, example in enumerate(examples, start=1):
+        labels = tuple(c for c in CATEGORIES if c in set(example.labels))
+        text = str(example.text)
+        post_id = str(getattr(example, "id", "") or f"decision-{number:06d}")
+        ruleset = getattr(example, "ruleset", None) or None
+        if text.strip():
+            source = f"{shown} example {number}"
+            posts.append(Post(post_id, text, labels, "none", ruleset, source))
+    return posts
+
+
+def _hide_password(url: str) -> str:
+    try:
+        from sqlalchemy.engine import make_url
+
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # an unparsable URL is shown as given; it holds no password we could find
+        return url
+
+
+# ------------------------------------------------------------------------------------------------
+# Splitting
+
+
+def _hash_percent(key: str) -> int:
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % 100
+
+
+def split_of(post_id: str) -> str:
+    """``"dev"`` for about 20% of ids, ``"train"`` for the rest; depends on the id alone.
+
+    >>> split_of("ins-0001"), split_of("ins-0001") == split_of("ins-0001")
+    ('train', True)
+    """
+    return "dev" if _hash_percent(f"{SPLIT_SALT}:{post_id}") < DEV_PERCENT else "train"
+
+
+def split_corpus(posts: Sequence[Post]) -> tuple[list[Post], list[Post]]:
+    """``(train, dev)`` in corpus order."""
+    train = [p for p in posts if split_of(p.id) == "train"]
+    dev = [p for p in posts if split_of(p.id) == "dev"]
+    return train, dev
+
+
+def corpus_digest(posts: Iterable[Post]) -> str:
+    """SHA-256 over ids, texts and labels in order: did a saved model see exactly these posts?"""
+    digest = hashlib.sha256()
+    for post in posts:
+        digest.update(json.dumps([post.id, post.text, post.labels], ensure_ascii=False).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def fold_of(post_id: str, seed: int, folds: int = CV_FOLDS) -> int:
+    """Cross-validation fold of a training post; the seed reshuffles folds, never the dev split."""
+    digest = hashlib.sha256(f"bansha-fold:{seed}:{post_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % folds
+
+
+# ------------------------------------------------------------------------------------------------
+# Fitting
+
+
+@dataclass(frozen=True)
+class TrainingOptions:
+    """Knobs of one training run (the defaults are what ``bansha train`` uses)."""
+
+    seed: int = 0
+    folds: int = CV_FOLDS
+    c: float = REGULARISATION_C
+    min_df: int = MIN_DF
+    min_positives: int = MIN_POSITIVES
+    clean_fpr_budget: float = CLEAN_FPR_BUDGET
+    minor_priority: float = MINOR_PRIORITY
+    config: FeatureConfig = field(default_factory=FeatureConfig)
+
+
+Progress = Callable[[str], None]
+
+
+def _no_progress(_: str) -> None:
+    return None
+
+
+def label_matrix(posts: Sequence[Post], categories: Sequence[str]) -> np.ndarray:
+    """0/1 array, one row per post and one column per category."""
+    return np.array(
+        [[1 if c in p.labels else 0 for c in categories] for p in posts], dtype=np.int8
+    ).reshape(len(posts), len(categories))
+
+
+def _fit_linear(
+    tokens: Sequence[Sequence[str]],
+    targets: np.ndarray,
+    options: TrainingOptions,
+) -> tuple[FeatureSpace, np.ndarray, np.ndarray]:
+    """Vocabulary plus one logistic regression per column of ``targets``."""
+    from sklearn.linear_model import LogisticRegression
+
+    space = FeatureSpace.fit(tokens, min_df=options.min_df)
+    features = space.transform(tokens)
+    coef = np.zeros((targets.shape[1], len(space.vocabulary)))
+    intercept = np.zeros(targets.shape[1])
+    for j in range(targets.shape[1]):
+        model = LogisticRegression(
+            C=options.c,
+            class_weight="balanced",
+            solver="liblinear",
+            max_iter=1000,
+            random_state=options.seed,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a convergence warning must fail loudly, not scroll by
+            model.fit(features, targets[:, j])
+        coef[j] = model.coef_[0]
+        intercept[j] = model.intercept_[0]
+    return space, coef, intercept
+
+
+def _sigmoid(values: np.ndarray) -> np.ndarray:
+    result: np.ndarray = 1.0 / (1.0 + np.exp(-values))
+    return result
+
+
+def out_of_fold_probabilities(
+    posts: Sequence[Post],
+    tokens: Sequence[Sequence[str]],
+    categories: Sequence[str],
+    options: TrainingOptions,
+    progress: Progress = _no_progress,
+) -> np.ndarray:
+    """Probabilities for each training post from a model that never saw it (k-fold)."""
+    targets = label_matrix(posts, categories)
+    folds = np.array([fold_of(p.id, options.seed, options.folds) for p in posts])
+    result = np.zeros(targets.shape)
+    for k in range(options.folds):
+        held = np.flatnonzero(folds == k)
+        kept = np.flatnonzero(folds != k)
+        space, coef, intercept = _fit_linear([tokens[int(i)] for i in kept], targets[kept], options)
+        features = space.transform([tokens[int(i)] for i in held])
+        result[held] = _sigmoid(np.asarray(features @ coef.T) + intercept)
+        progress(f"fold {k + 1}/{options.folds}")
+    return result
+
+
+def _f1(tp: int, fp: int, fn: int) -> float:
+    return 0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn)
+
+
+def choose_thresholds(
+    probabilities: np.ndarray,
+    targets: np.ndarray,
+    clean: np.ndarray,
+    categories: Sequence[str],
+    budget: float,
+    priority: Mapping[str, float] | None = None,
+) -> dict[str, float]:
+    """Per-category thresholds: best F1, then raised until clean posts stay within ``budget``.
+
+    ``clean`` marks posts with no label at all. Each category first gets the threshold maximising
+    its out-of-fold F1 among those whose clean false-positive rate is within ``budget``; then, while
+    the share of clean posts flagged by *any* category exceeds ``budget``, one clean hit at a time
+    is removed by raising the threshold of the category that loses the least F1 doing so, F1 losses
+    weighted by ``priority`` (default 1 for every category).
+
+    >>> p = np.array([[0.9], [0.8], [0.3], [0.2]])
+    >>> gold, clean = np.array([[1], [1], [0], [0]]), np.array([0, 0, 1, 1], bool)
+    >>> choose_thresholds(p, gold, clean, ["x"], 0.0)
+    {'x': 0.55}
+    """
+    n_clean = max(int(clean.sum()), 1)
+    thresholds: dict[str, float] = {}
+    for j, category in enumerate(categories):
+        scores, gold = probabilities[:, j], targets[:, j].astype(bool)
+        candidates = np.unique(scores)
+        # midpoints between neighbouring scores generalise better than the scores themselves
+        cuts = np.concatenate([(candidates[:-1] + candidates[1:]) / 2, [candidates[-1] + 1e-9]])
+        best: tuple[float, float] = (-1.0, 1.0)
+        for cut in cuts:
+            flagged = scores >= cut
+            if (flagged & clean).sum() / n_clean > budget:
+                continue
+            tp = int((flagged & gold).sum())
+            score = _f1(tp, int((flagged & ~gold).sum()), int((~flagged & gold).sum()))
+            if score > best[0]:
+                best = (score, float(cut))
+        thresholds[category] = max(best[1], 0.05)
+    while True:
+        flagged = np.zeros(len(clean), dtype=bool)
+        for j, category in enumerate(categories):
+            flagged |= (probabilities[:, j] >= thresholds[category]) & clean
+        if flagged.sum() / n_clean <= budget:
+            return thresholds
+        # Drop the one clean hit whose removal costs the least F1.
+        options: list[tuple[float, int, float]] = []
+        for j, category in enumerate(categories):
+            scores, gold = probabilities[:, j], targets[:, j].astype(bool)
+            hits = scores[(scores >= thresholds[category]) & clean]
+            if not len(hits):
+                continue
+            raised = float(np.nextafter(hits.min(), 2.0))
+            before = _f1_at(scores, gold, thresholds[category])
+            weight = 1.0 if priority is None else priority.get(category, 1.0)
+            options.append((weight * (before - _f1_at(scores, gold, raised)), j, raised))
+        _, j, raised = min(options)
+        thresholds[categories[j]] = raised
+
+
+def _f1_at(scores: np.ndarray, gold: np.ndarray, cut: float) -> float:
+    flagged = scores >= cut
+    return _f1(
+        int((flagged & gold).sum()), int((flagged & ~gold).sum()), int((~flagged & gold).sum())
+    )
+
+
+def fit_classifier(
+    train: Sequence[Post],
+    options: TrainingOptions | None = None,
+    progress: Progress = _no_progress,
+    tokens: Sequence[Sequence[str]] | None = None,
+) -> PostClassifier:
+    """Fit the classifier on ``train`` with thresholds from cross-validation on ``train`` only."""
+    options = options or TrainingOptions()
+    if tokens is None:
+        tokens = [post_tokens(p.text, options.config) for p in train]
+    counts = Counter(label for p in train for label in p.labels)
+    categories = tuple(c for c in CATEGORIES if counts[c] >= options.min_positives)
+    if not categories:
+        raise CorpusError(
+            f"no category has {options.min_positives} training posts; the corpus is too small"
+        )
+    targets = label_matrix(train, categories)
+    clean = np.array([p.clean for p in train], dtype=bool)
+    oof = out_of_fold_probabilities(train, tokens, categories, options, progress)
+    priority = {c: 1.0 if c in CORE_CATEGORIES else options.minor_priority for c in categories}
+    thresholds = choose_thresholds(
+        oof, targets, clean, categories, options.clean_fpr_budget, priority
+    )
+    space, coef, intercept = _fit_linear(tokens, targets, options)
+    progress("final model")
+    metadata = {
+        "seed": options.seed,
+        "folds": options.folds,
+        "C": options.c,
+        "min_df": options.min_df,
+        "clean_fpr_budget": options.clean_fpr_budget,
+        "train_posts": len(train),
+        "train_digest": corpus_digest(train),
+        "lexicon_features": options.config.lexicon and lexicon_hits_function() is not None,
+        "skipped_categories": {c: counts[c] for c in CATEGORIES if c not in categories},
+    }
+    return PostClassifier(
+        space=space,
+        categories=categories,
+        coef=coef,
+        intercept=intercept,
+        thresholds=thresholds,
+        config=options.config,
+        metadata=metadata,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Evaluation
+
+
+@dataclass(frozen=True)
+class CategoryScores:
+    """Dev-split figures for one category."""
+
+    support: int
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+
+    @property
+    def precision(self) -> float:
+        """tp / (tp + fp), 0 when nothing was flagged."""
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        """tp / (tp + fn), 0 when there is nothing to find."""
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    @property
+    def f1(self) -> float:
+        """Harmonic mean of precision and recall."""
+        return _f1(self.tp, self.fp, self.fn)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Everything the report shows, computed on the dev split."""
+
+    categories: tuple[str, ...]
+    scores: dict[str, CategoryScores]
+    macro_f1_core: float
+    clean_posts: int
+    clean_flagged: int
+    clean_fpr_by_category: dict[str, float]
+    evasion_recall: dict[str, tuple[int, int]]  # kind -> (labels found, labels present)
+    cooccurrence: dict[
+        str, dict[str, int]
+    ]  # gold label (or "clean") -> predicted label (or "none")
+    probabilities: np.ndarray
+    targets: np.ndarray
+    dev_posts: int
+    duplicates_excluded: int
+
+    @property
+    def clean_fpr(self) -> float:
+        """Share of clean dev posts given any label."""
+        return self.clean_flagged / self.clean_posts if self.clean_posts else 0.0
+
+    def goals_met(self) -> bool:
+        """Macro-F1 over insult/oath/vest at least 0.90 and clean FPR at most 2%."""
+        return self.macro_f1_core >= 0.90 and self.clean_fpr <= 0.02
+
+
+def _folded_key(text: str) -> str:
+    from moderation.features import text_views
+
+    return text_views(text).folded
+
+
+def evaluate(model: PostClassifier, dev: Sequence[Post], train: Sequence[Post] = ()) -> Evaluation:
+    """Score ``dev``, leaving out dev posts whose folded text also occurs in ``train``."""
+    seen = {_folded_key(p.text) for p in train}
+    kept = [p for p in dev if _folded_key(p.text) not in seen]
+    categories = model.categories
+    probabilities = model.predict_matrix([p.text for p in kept])
+    thresholds = np.array([model.thresholds[c] for c in categories])
+    predicted = probabilities >= thresholds if len(kept) else np.zeros((0, len(categories)), bool)
+    targets = label_matrix(kept, categories).astype(bool)
+    scores = {}
+    for j, category in enumerate(categories):
+        pred, gold = predicted[:, j], targets[:, j]
+        scores[category] = CategoryScores(
+            support=int(gold.sum()),
+            tp=int((pred & gold).sum()),
+            fp=int((pred & ~gold).sum()),
+            fn=int((~pred & gold).sum()),
+            tn=int((~pred & ~gold).sum()),
+        )
+    core = [scores[c].f1 for c in CORE_CATEGORIES if c in scores]
+    macro = sum(core) / len(CORE_CATEGORIES) if core else 0.0
+    clean = np.array([p.clean for p in kept], dtype=bool)
+    n_clean = int(clean.sum())
+    clean_flagged = int((predicted.any(axis=1) & clean).sum()) if len(kept) else 0
+    fpr_by_category = {
+        c: (float((predicted[:, j] & clean).sum()) / n_clean if n_clean else 0.0)
+        for j, c in enumerate(categories)
+    }
+    evasion: dict[str, list[int]] = {}
+    for i, post in enumerate(kept):
+        for label in post.labels:
+            found = label in categories and bool(predicted[i, categories.index(label)])
+            tally = evasion.setdefault(post.evasion, [0, 0])
+            tally[0] += int(found)
+            tally[1] += 1
+    rows = [*CATEGORIES, "clean"]
+    columns = [*categories, "none"]
+    cooccurrence = {r: dict.fromkeys(columns, 0) for r in rows}
+    for i, post in enumerate(kept):
+        flagged = [c for j, c in enumerate(categories) if predicted[i, j]] or ["none"]
+        for truth in post.labels or ("clean",):
+            for guess in flagged:
+                cooccurrence[truth][guess] += 1
+    return Evaluation(
+        categories=categories,
+        scores=scores,
+        macro_f1_core=macro,
+        clean_posts=n_clean,
+        clean_flagged=clean_flagged,
+        clean_fpr_by_category=fpr_by_category,
+        evasion_recall={k: (evasion[k][0], evasion[k][1]) for k in EVASIONS if k in evasion},
+        cooccurrence={r: cooccurrence[r] for r in rows if any(cooccurrence[r].values())},
+        probabilities=probabilities,
+        targets=targets,
+        dev_posts=len(dev),
+        duplicates_excluded=len(dev) - len(kept),
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Report
+
+
+def _counts_table(posts: Sequence[Post]) -> dict[str, int]:
+    counts = Counter(label for p in posts for label in p.labels)
+    counts["clean"] = sum(p.clean for p in posts)
+    return {k: counts[k] for k in [*CATEGORIES, "clean"]}
+
+
+def report_data(
+    model: PostClassifier,
+    evaluation: Evaluation,
+    splits: Mapping[str, Sequence[Post]],
+    seconds: float,
+) -> dict[str, Any]:
+    """The JSON report: settings, counts, dev figures and the goals verdict."""
+    return {
+        "model": {
+            "categories": list(model.categories),
+            "thresholds": model.thresholds,
+            "features": len(model.space.vocabulary),
+            "fingerprint": model.fingerprint(),
+            **model.metadata,
+        },
+        "counts": {name: _counts_table(posts) for name, posts in splits.items()},
+        "evasion_counts": {
+            name: dict(Counter(p.evasion for p in posts if not p.clean))
+            for name, posts in splits.items()
+        },
+        "dev": {
+            "posts": evaluation.dev_posts,
+            "duplicates_of_train_excluded": evaluation.duplicates_excluded,
+            "per_category": {
+                c: {
+                    "support": s.support,
+                    "precision": s.precision,
+                    "recall": s.recall,
+                    "f1": s.f1,
+                    "confusion": {"tp": s.tp, "fp": s.fp, "fn": s.fn, "tn": s.tn},
+                }
+                for c, s in evaluation.scores.items()
+            },
+            "macro_f1_insult_oath_vest": evaluation.macro_f1_core,
+            "clean_posts": evaluation.clean_posts,
+            "clean_flagged": evaluation.clean_flagged,
+            "clean_false_positive_rate": evaluation.clean_fpr,
+            "clean_false_positive_rate_by_category": evaluation.clean_fpr_by_category,
+            "recall_by_evasion": {
+                k: {"found": f, "labels": n, "recall": f / n if n else 0.0}
+                for k, (f, n) in evaluation.evasion_recall.items()
+            },
+            "cooccurrence": evaluation.cooccurrence,
+        },
+        "goals": {
+            "macro_f1_min": 0.90,
+            "clean_fpr_max": 0.02,
+            "met": evaluation.goals_met(),
+        },
+        "training_seconds": round(seconds, 2),
+    }
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def report_markdown(data: Mapping[str, Any], model: PostClassifier) -> str:
+    """Human-readable report (English; the corpus' own phrases appear only as feature tokens)."""
+    dev = data["dev"]
+    lines = [
+        "# Post classifier evaluation",
+        "",
+        f"Dev split: {dev['posts']} posts ({dev['duplicates_of_train_excluded']} excluded as exact "
+        "duplicates of a training text after folding). Thresholds were chosen by "
+        f"{model.metadata.get('folds')}-fold cross-validation on the training split only.",
+        "",
+        "## Goals",
+        "",
+        f"- Macro-F1 over insult/oath/vest: **{dev['macro_f1_insult_oath_vest']:.3f}** "
+        "(goal ≥ 0.90)",
+        f"- False-positive rate on clean dev posts: **{_pct(dev['clean_false_positive_rate'])}** "
+        f"({dev['clean_flagged']}/{dev['clean_posts']}; goal ≤ 2%)",
+        f"- Goals met: **{'yes' if data['goals']['met'] else 'NO'}**",
+        "",
+        "## Per category (dev)",
+        "",
+        "| category | support | precision | recall | F1 | threshold "
+        "| TP | FP | FN | TN | clean FPR |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for category, row in dev["per_category"].items():
+        m = row["confusion"]
+        lines.append(
+            f"| {category} | {row['support']} | {row['precision']:.3f} | {row['recall']:.3f} | "
+            f"{row['f1']:.3f} | {model.thresholds[category]:.3f} | {m['tp']} | {m['fp']} | "
+            f"{m['fn']} | {m['tn']} | "
+            f"{_pct(dev['clean_false_positive_rate_by_category'][category])} |"
+        )
+    skipped = model.metadata.get("skipped_categories") or {}
+    if skipped:
+        lines += [
+            "",
+            "Not modelled (fewer than the minimum training posts): "
+            + ", ".join(f"{c} ({n})" for c, n in skipped.items())
+            + ".",
+        ]
+    lines += [
+        "",
+        "## Recall per evasion kind (dev, labels found / labels present)",
+        "",
+        "| evasion | found | present | recall |",
+        "|---|---:|---:|---:|",
+    ]
+    for kind, row in dev["recall_by_evasion"].items():
+        lines.append(f"| {kind} | {row['found']} | {row['labels']} | {row['recall']:.3f} |")
+    columns = [*model.categories, "none"]
+    lines += [
+        "",
+        "## Label co-occurrence (rows: gold label or clean; columns: predicted label or none)",
+        "",
+        "| gold \\ predicted | " + " | ".join(columns) + " |",
+        "|---|" + "---:|" * len(columns),
+    ]
+    for gold, row in dev["cooccurrence"].items():
+        lines.append(f"| {gold} | " + " | ".join(str(row[c]) for c in columns) + " |")
+    lines += ["", "## Corpus counts (posts per label)", ""]
+    names = list(data["counts"])
+    lines += ["| label | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+    for label in [*CATEGORIES, "clean"]:
+        lines.append(
+            f"| {label} | " + " | ".join(str(data["counts"][n][label]) for n in names) + " |"
+        )
+    lines += ["", "## Strongest features per category", ""]
+    for category in model.categories:
+        top = ", ".join(f"`{t}`" for t, _ in model.top_features(category, 12))
+        lines.append(f"- **{category}**: {top}")
+    lines += [
+        "",
+        "## Model",
+        "",
+        f"- features: {data['model']['features']} (min_df {model.metadata.get('min_df')}); "
+        f"lexicon features: {model.metadata.get('lexicon_features')}",
+        f"- logistic regression per category, C = {model.metadata.get('C')}, "
+        "balanced class weights",
+        f"- seed {model.metadata.get('seed')}; fingerprint `{data['model']['fingerprint'][:16]}`",
+        f"- training time: {data['training_seconds']} s",
+        "",
+        "![precision-recall curves](pr_curves.png)",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def plot_pr_curves(evaluation: Evaluation, path: Path) -> None:
+    """Precision-recall curve per category on dev, with each chosen threshold marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.metrics import precision_recall_curve
+
+    figure, axes = plt.subplots(figsize=(7, 6), dpi=100)
+    for j, category in enumerate(evaluation.categories):
+        gold = evaluation.targets[:, j]
+        if not gold.any():
+            continue
+        scores = evaluation.probabilities[:, j]
+        precision, recall, _ = precision_recall_curve(gold, scores)
+        (line,) = axes.plot(recall, precision, label=category, linewidth=1.5)
+        s = evaluation.scores[category]
+        axes.plot([s.recall], [s.precision], "o", color=line.get_color())
+    axes.set_xlabel("recall")
+    axes.set_ylabel("precision")
+    axes.set_xlim(0, 1.02)
+    axes.set_ylim(0, 1.02)
+    axes.set_title("Dev precision-recall per category (dots: chosen thresholds)")
+    axes.grid(alpha=0.3)
+    axes.legend(loc="lower left")
+    figure.tight_layout()
+    figure.savefig(path, metadata={"Software": None})
+    plt.close(figure)
+
+
+def write_report(
+    directory: Path,
+    model: PostClassifier,
+    evaluation: Evaluation,
+    splits: Mapping[str, Sequence[Post]],
+    seconds: float,
+) -> dict[str, Any]:
+    """Write report.json, report.md and pr_curves.png into ``directory``; return the JSON data."""
+    directory.mkdir(parents=True, exist_ok=True)
+    data = report_data(model, evaluation, splits, seconds)
+    (directory / "report.json").write_text(
+        json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8"
+    )
+    (directory / "report.md").write_text(report_markdown(data, model), encoding="utf-8")
+    plot_pr_curves(evaluation, directory / "pr_curves.png")
+    return data
+
+
+# ------------------------------------------------------------------------------------------------
+# Command line
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bansha train",
+        description="Train the post classifier on the corpus and write an evaluation report.",
+    )
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="corpus directory")
+    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_PATH, help="model file to write")
+    parser.add_argument("--report-dir", type=Path, default=DEFAULT_REPORT_DIR)
+    parser.add_argument("--seed", type=int, default=0, help="seed for cross-validation folds")
+    parser.add_argument(
+        "--extra",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE.jsonl",
+        help="extra labelled posts (corpus format) added to the training split; repeatable",
+    )
+    parser.add_argument(
+        "--include-decisions",
+        action="store_true",
+        help="add the director's labelled decisions from the database (DATABASE_URL) to training",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+class _Bar:
+    """A tqdm bar on stderr over the named steps of a run."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=total, desc="training", unit="step", file=sys.stderr, disable=quiet)
+
+    def step(self, label: str) -> None:
+        self._bar.set_postfix_str(label, refresh=False)
+        self._bar.update(1)
+
+    def tokens(self, texts: Sequence[str], config: FeatureConfig) -> Iterator[list[str]]:
+        for text in texts:
+            yield post_tokens(text, config)
+            self._bar.update(1)
+
+    def close(self) -> None:
+        self._bar.close()
+
+
+def train(
+    corpus: Path,
+    *,
+    extra: Iterable[Path] = (),
+    decisions_url: str | None = None,
+    options: TrainingOptions | None = None,
+    quiet: bool = True,
+) -> tuple[PostClassifier, Evaluation, dict[str, list[Post]], float]:
+    """Load, split, fit and evaluate; returns ``(model, evaluation, splits, seconds)``."""
+    started = time.perf_counter()
+    options = options or TrainingOptions()
+    posts = load_corpus(corpus)
+    additions = [p for path in extra for p in load_jsonl(path)]
+    if decisions_url is not None:
+        additions += load_decision_examples(decisions_url)
+    _check_unique([*posts, *additions])
+    train_posts, dev_posts = split_corpus(posts)
+    train_posts += additions
+    bar = _Bar(len(train_posts) + options.folds + 2, quiet)
+    try:
+        tokens = list(bar.tokens([p.text for p in train_posts], options.config))
+        model = fit_classifier(train_posts, options, bar.step, tokens)
+        evaluation = evaluate(model, dev_posts, train_posts)
+        bar.step("evaluated")
+    finally:
+        bar.close()
+    splits = {"train": train_posts, "dev": dev_posts}
+    if additions:
+        splits["extra"] = additions
+    return model, evaluation, splits, time.perf_counter() - started
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``bansha train``: exit 0 on success, 2 on bad input (corpus, extra file, database)."""
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    decisions_url = None
+    if args.include_decisions:
+        decisions_url = os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
+    try:
+        model, evaluation, splits, seconds = train(
+            args.corpus,
+            extra=args.extra,
+            decisions_url=decisions_url,
+            options=TrainingOptions(seed=args.seed),
+            quiet=args.quiet,
+        )
+    except (CorpusError, DecisionsError) as error:
+        print(f"bansha train: {error}", file=sys.stderr)
+        return 2
+    model.save(args.out)
+    data = write_report(args.report_dir, model, evaluation, splits, seconds)
+    dev = data["dev"]
+    print(f"model: {args.out} ({len(model.space.vocabulary)} features, {seconds:.1f} s)")
+    print(f"report: {args.report_dir / 'report.md'}")
+    print(
+        f"dev macro-F1 insult/oath/vest {dev['macro_f1_insult_oath_vest']:.3f}, "
+        f"clean FPR {_pct(dev['clean_false_positive_rate'])} "
+        f"({dev['clean_flagged']}/{dev['clean_posts']}); goals met: {data['goals']['met']}"
+    )
+    return 0

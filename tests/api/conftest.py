@@ -1,0 +1,178 @@
+"""Fixtures for the service tests: a migrated SQLite file per test, copied from a template."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from api import create_app
+from models.migrate import upgrade
+
+M08_PLAYERS = ["穗乃果", "绘里", "小鸟", "海未", "凛", "真姬", "希", "花阳", "妮可", "千歌", "梨子"]
+# A fixed deal so tests know who is who (the seed still drives every other random pick).
+M08_ROLES = {
+    "穗乃果": "wolf",
+    "绘里": "wolf",
+    "小鸟": "wolf",
+    "海未": "wolf",
+    "凛": "seer",
+    "真姬": "witch",
+    "希": "hunter",
+    "花阳": "villager",
+    "妮可": "villager",
+    "千歌": "villager",
+    "梨子": "villager",
+}
+M72_PLAYERS = [f"软件{i}" for i in range(1, 13)]
+M72_ROLES = dict(
+    zip(
+        M72_PLAYERS,
+        ["wolf", "wolf_cub", "madman", "madman", "fox", "seer", "medium", "guard", "crow_big",
+         "crow_small", "villager", "villager"],
+        strict=True,
+    )
+)  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def template_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database migrated once; each test gets a copy."""
+    path = tmp_path_factory.mktemp("template") / "bansha.sqlite3"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture
+def db_url(tmp_path: Path, template_db: Path) -> str:
+    target = tmp_path / "bansha.sqlite3"
+    shutil.copy(template_db, target)
+    return f"sqlite:///{target}"
+
+
+@pytest.fixture
+def app(db_url: str) -> Iterator[Flask]:
+    app = create_app({"DATABASE_URL": db_url, "TESTING": True, "RATE_LIMIT_POSTS": (100_000, 60)})
+    yield app
+    app.extensions["bansha_db"].dispose()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+class Api:
+    """Small helpers over the Flask test client (fixtures cannot be imported in importlib mode)."""
+
+    M08_PLAYERS = M08_PLAYERS
+    M08_ROLES = M08_ROLES
+    M72_PLAYERS = M72_PLAYERS
+    M72_ROLES = M72_ROLES
+
+    def __init__(self, client: FlaskClient) -> None:
+        self.client = client
+        self._ids = iter(range(1, 10**9))
+
+    @staticmethod
+    def auth(token: str) -> dict[str, str]:
+        return bearer(token)
+
+    def make_game(
+        self,
+        ruleset: str = "m72",
+        players: list[Any] | None = None,
+        roles: dict[str, str] | None = None,
+        seed: str = "test-seed",
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"ruleset": ruleset, "seed": seed}
+        if ruleset == "m08":
+            body["players"] = players or M08_PLAYERS
+            body["roles"] = M08_ROLES if roles is None else roles
+        else:
+            body["players"] = players or M72_PLAYERS
+            body["roles"] = M72_ROLES if roles is None else roles
+        response = self.client.post("/api/games", json=body)
+        assert response.status_code == 201, response.get_json()
+        data: dict[str, Any] = response.get_json()
+        return data
+
+    def post_body(
+        self,
+        author: str,
+        body: str,
+        *,
+        thread: str = "discussion",
+        day: int = 1,
+        forum_post_id: str | None = None,
+        posted_at: str = "2026-11-29T20:00:00+08:00",
+        **extra: Any,
+    ) -> dict[str, Any]:
+        return {
+            "forum_post_id": forum_post_id or f"p{next(self._ids)}",
+            "author": author,
+            "thread": thread,
+            "day": day,
+            "body": body,
+            "posted_at": posted_at,
+            **extra,
+        }
+
+    def post(self, game: dict[str, Any], author: str, body: str, **kw: Any) -> dict[str, Any]:
+        response = self.client.post(
+            f"/api/games/{game['id']}/posts",
+            json=self.post_body(author, body, **kw),
+            headers=bearer(game["director_token"]),
+        )
+        assert response.status_code == 200, response.get_json()
+        data: dict[str, Any] = response.get_json()
+        return data
+
+    def call(
+        self, method: str, path: str, token: str | None = None, json: Any = None, **kw: Any
+    ) -> Any:
+        headers = bearer(token) if token else {}
+        return self.client.open(path, method=method, json=json, headers=headers, **kw)
+
+    def ok(self, method: str, path: str, token: str | None = None, json: Any = None) -> Any:
+        response = self.call(method, path, token, json)
+        assert response.status_code in (200, 201), (path, response.get_json())
+        return response.get_json()
+
+    def decide(
+        self, game: dict[str, Any], sid: int, action: str = "confirm", **body: Any
+    ) -> dict[str, Any]:
+        result: dict[str, Any] = self.ok(
+            "POST",
+            f"/api/suggestions/{sid}/decision",
+            game["director_token"],
+            {"action": action, **body},
+        )
+        return result
+
+    def pending(self, game: dict[str, Any]) -> list[dict[str, Any]]:
+        data = self.ok("GET", f"/api/games/{game['id']}/suggestions", game["director_token"])
+        return list(data["suggestions"])
+
+    def announcements(self, game: dict[str, Any]) -> list[str]:
+        data = self.ok("GET", f"/api/games/{game['id']}/announcements")
+        return [a["text"] for a in data["announcements"]]
+
+
+@pytest.fixture
+def api(client: FlaskClient) -> Api:
+    return Api(client)
+
+
+@pytest.fixture
+def game(api: Api) -> dict[str, Any]:
+    return api.make_game()

@@ -1,0 +1,195 @@
+"""Concurrent requests against a real server: escalations are never lost or doubled.
+
+Runs on SQLite (BEGIN IMMEDIATE) and, when reachable, on PostgreSQL (SELECT ... FOR UPDATE), each
+in its own schema that is dropped afterwards so reruns start clean.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from flask import Flask
+
+from api import create_app
+from models.migrate import upgrade
+
+PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+PLAYERS = [f"软件{i}" for i in range(1, 13)]
+ROLES = dict(
+    zip(
+        PLAYERS,
+        ["wolf", "wolf_cub", "madman", "madman", "fox", "seer", "medium", "guard", "crow_big",
+         "crow_small", "villager", "villager"],
+        strict=True,
+    )
+)  # fmt: skip
+
+
+def _postgres_reachable() -> str | None:
+    try:
+        import psycopg
+
+        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", connect_timeout=2):
+            return None
+    except Exception as exc:
+        return f"PostgreSQL at 127.0.0.1:5432/test unreachable: {exc}"
+
+
+@contextmanager
+def postgres_schema() -> Iterator[str]:
+    import psycopg
+
+    schema = f"bansha_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{PG_URL}?options={quote(f'-csearch_path={schema}')}"
+    finally:
+        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def server_app(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Flask]:
+    if request.param == "postgresql":
+        reason = _postgres_reachable()
+        if reason:
+            pytest.skip(reason)
+        with postgres_schema() as url:
+            upgrade(url)
+            app = create_app({"DATABASE_URL": url, "RATE_LIMIT_POSTS": (100_000, 60)})
+            yield app
+            app.extensions["bansha_db"].dispose()
+    else:
+        url = f"sqlite:///{tmp_path / 'c.sqlite3'}"
+        upgrade(url)
+        app = create_app({"DATABASE_URL": url, "RATE_LIMIT_POSTS": (100_000, 60)})
+        yield app
+        app.extensions["bansha_db"].dispose()
+
+
+@contextmanager
+def serve(app: Flask) -> Iterator[int]:
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_port
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+
+
+def request(port: int, method: str, path: str, token: str | None, body: Any = None) -> tuple[int, Any]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = None if body is None else json.dumps(body).encode()
+    conn.request(method, path, body=data, headers=headers)
+    response = conn.getresponse()
+    payload = json.loads(response.read() or b"null")
+    conn.close()
+    return response.status, payload
+
+
+def concurrently(n: int, fn: Any) -> list[Any]:
+    barrier = threading.Barrier(n)
+    results: list[Any] = [None] * n
+
+    def run(i: int) -> None:
+        barrier.wait()
+        results[i] = fn(i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    return results
+
+
+def test_concurrent_cards_for_one_player_escalate_exactly(server_app: Flask) -> None:
+    with serve(server_app) as port:
+        status, game = request(port, "POST", "/api/games", None,
+                               {"ruleset": "m72", "players": PLAYERS, "roles": ROLES, "seed": "c"})  # fmt: skip
+        assert status == 201
+        token, gid = game["director_token"], game["id"]
+        body = {"character": "软件11", "colour": "blue", "category": "other", "reason": "并发"}
+        results = concurrently(9, lambda i: request(port, "POST", f"/api/games/{gid}/cards", token, body))
+        assert [s for s, _ in results] == [201] * 9
+        status, cards = request(port, "GET", f"/api/games/{gid}/cards", token)
+        led = next(p for p in cards["players"] if p["character"] == "软件11")
+        colours = [c["colour"] for c in led["cards"]]
+        # 9 blues -> 3 yellows -> 1 red: none lost, none doubled
+        assert colours.count("blue") == 9
+        assert colours.count("yellow") == 3
+        assert colours.count("red") == 1
+        assert led["active"] == {"blue": 0, "yellow": 0, "red": 1}
+        merged = [i for e in led["escalations"] for i in e["escalated_from"]]
+        assert len(merged) == len(set(merged)) == 12  # each card merged at most once
+        ejections = [r["ejected"] for _, r in results if r["ejected"]]
+        assert len(ejections) == 1
+        status, feed = request(port, "GET", f"/api/games/{gid}/announcements", None)
+        texts = [a["text"] for a in feed["announcements"]]
+        assert texts.count("软件11被红牌罚下") == 1
+
+
+def test_one_suggestion_decided_concurrently_is_decided_once(server_app: Flask) -> None:
+    with serve(server_app) as port:
+        status, game = request(port, "POST", "/api/games", None,
+                               {"ruleset": "m72", "players": PLAYERS, "roles": ROLES, "seed": "d"})  # fmt: skip
+        token, gid = game["director_token"], game["id"]
+        status, closed = request(port, "POST", f"/api/games/{gid}/advance", token,
+                                 {"close": "day", "review_penalties": True})  # fmt: skip
+        assert status == 200
+        sid = closed["suggestions"][0]["id"]
+        results = concurrently(
+            6,
+            lambda i: request(port, "POST", f"/api/suggestions/{sid}/decision", token,
+                              {"action": "confirm", "note": f"#{i}"}),  # fmt: skip
+        )
+        statuses = sorted(s for s, _ in results)
+        assert statuses == [200, 409, 409, 409, 409, 409]
+        status, cards = request(port, "GET", f"/api/games/{gid}/cards", token)
+        total = sum(len(p["cards"]) for p in cards["players"])
+        assert total == 1
+
+
+def test_concurrent_decisions_on_different_suggestions_of_one_player(server_app: Flask) -> None:
+    with serve(server_app) as port:
+        status, game = request(port, "POST", "/api/games", None,
+                               {"ruleset": "m72", "players": PLAYERS, "roles": ROLES, "seed": "e"})  # fmt: skip
+        token, gid = game["director_token"], game["id"]
+        # three days of nobody posting or voting, all queued for review: 2 yellows a day each
+        sids: list[int] = []
+        for _ in range(2):
+            status, closed = request(port, "POST", f"/api/games/{gid}/advance", token,
+                                     {"close": "day", "review_penalties": True})  # fmt: skip
+            assert status == 200, closed
+            sids += [s["id"] for s in closed["suggestions"] if s["character"] == "软件12"]
+            status, _ = request(port, "POST", f"/api/games/{gid}/advance", token, {"close": "night"})
+            assert status == 200
+        assert len(sids) == 4
+        results = concurrently(
+            4,
+            lambda i: request(port, "POST", f"/api/suggestions/{sids[i]}/decision", token,
+                              {"action": "confirm"}),  # fmt: skip
+        )
+        assert [s for s, _ in results] == [200] * 4
+        status, cards = request(port, "GET", f"/api/games/{gid}/cards", token)
+        led = next(p for p in cards["players"] if p["character"] == "软件12")
+        colours = [c["colour"] for c in led["cards"]]
+        assert colours.count("yellow") == 4 and colours.count("red") == 1
+        assert led["active"] == {"blue": 0, "yellow": 1, "red": 1}
+        assert sum(1 for _, r in results if r["ejected"]) == 1

@@ -1,0 +1,372 @@
+"""Corpus loading, the train/dev split, threshold choice and a small end-to-end ``bansha train``."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+import types
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from moderation.classifier import PostClassifier
+from moderation.training import (
+    CATEGORIES,
+    CorpusError,
+    DecisionsError,
+    Post,
+    TrainingOptions,
+    choose_thresholds,
+    evaluate,
+    fit_classifier,
+    load_corpus,
+    load_decision_examples,
+    load_jsonl,
+    main,
+    parse_post,
+    split_corpus,
+    split_of,
+)
+
+# A small corpus written for these tests: game talk, and three kinds of violation in a few spellings.
+_TARGETS = ["3号", "5号", "7号", "预言家", "女巫", "警长"]
+_INSULTS = ["傻逼", "煞笔", "sb", "脑残", "智障", "猪脑子"]
+_INSULT_FRAMES = ["{t}你是不是{x}", "{x}{t}，别装了", "{t}真是个{x}"]
+_OATHS = ["我发誓{t}是狼", "如果我是狼我全家死光，{t}", "拿我的人格担保{t}是好人"]
+_VESTS = ["{t}是不是上一场那个马甲", "我认出{t}的马甲了", "{t}换替补了吧", "{t}的场外助理在帮他盘"]
+_CLEAN = [
+    "{t}昨晚被刀了，今天归票",
+    "我站边{t}，查杀可信",
+    "{t}悍跳，我投他",
+    "警徽流先验{t}",
+    "{t}是金水，别踩",
+    "今天先听{t}发言再决定",
+    "女巫昨晚毒了{t}吗",
+    "{t}的倒钩太明显了，抗推他",
+]
+
+
+def fixture_posts() -> list[dict[str, Any]]:
+    """About 300 posts: clean game talk and insult/oath/vest violations."""
+    rows: list[dict[str, Any]] = []
+
+    def add(prefix: str, text: str, labels: list[str], evasion: str = "none") -> None:
+        rows.append(
+            {
+                "id": f"{prefix}-{len(rows):04d}",
+                "text": text,
+                "labels": labels,
+                "evasion": evasion,
+                "ruleset": None,
+            }
+        )
+
+    for frame, insult, target in itertools.product(_INSULT_FRAMES, _INSULTS, _TARGETS[:4]):
+        evasion = {"煞笔": "homophone", "sb": "initials"}.get(insult, "none")
+        add("ins", frame.format(t=target, x=insult), ["insult"], evasion)
+    for frame, target in itertools.product(_OATHS, _TARGETS):
+        add("oat", frame.format(t=target), ["oath"])
+    for frame, target in itertools.product(_VESTS, _TARGETS):
+        add("ves", frame.format(t=target), ["vest"])
+    for frame, target in itertools.product(_CLEAN, _TARGETS):
+        add("cln", frame.format(t=target), [])
+    return rows
+
+
+def write_corpus(directory: Path, rows: list[dict[str, Any]]) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    by_file: dict[str, list[str]] = {}
+    for row in rows:
+        by_file.setdefault(row["id"].split("-")[0], []).append(json.dumps(row, ensure_ascii=False))
+    for name, lines in by_file.items():
+        (directory / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_corpus(tmp_path_factory.mktemp("corpus"), fixture_posts())
+
+
+@pytest.fixture(scope="module")
+def fixture_train(corpus_dir: Path) -> list[Post]:
+    train, _ = split_corpus(load_corpus(corpus_dir))
+    return train
+
+
+FAST = TrainingOptions(folds=3, min_positives=10)
+
+
+# -- loading ---------------------------------------------------------------------------------------
+
+GOOD = {"id": "t-1", "text": "金水", "labels": [], "evasion": "none", "ruleset": None}
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        (json.dumps({**GOOD, "id": None}), "field 'id' must be a str"),
+        (json.dumps({k: v for k, v in GOOD.items() if k != "text"}), "missing field 'text'"),
+        (json.dumps({**GOOD, "text": "  "}), "empty text"),
+        (json.dumps({**GOOD, "labels": ["spam"]}), "unknown label 'spam'"),
+        (json.dumps({**GOOD, "labels": ["oath", "oath"]}), "repeated label"),
+        (json.dumps({**GOOD, "labels": ["oath"], "evasion": "morse"}), "unknown evasion 'morse'"),
+        (json.dumps({**GOOD, "evasion": "homophone"}), "clean post"),
+        (json.dumps({**GOOD, "split": "dev"}), "unknown field(s) 'split'"),
+        (json.dumps({**GOOD, "ruleset": 8}), "'ruleset' must be a string"),
+    ],
+)
+def test_bad_lines_are_rejected_naming_the_place(line: str, message: str) -> None:
+    with pytest.raises(CorpusError) as caught:
+        parse_post(line, "corpus/x.jsonl:7")
+    assert str(caught.value).startswith("corpus/x.jsonl:7: ")
+    assert message in str(caught.value)
+
+
+def test_a_good_line_parses_with_labels_in_canonical_order() -> None:
+    row = {**GOOD, "labels": ["vest", "insult"], "evasion": "mixed", "ruleset": "m08"}
+    post = parse_post(json.dumps(row, ensure_ascii=False), "f:1")
+    assert post.labels == ("insult", "vest")
+    assert (post.evasion, post.ruleset, post.source, post.clean) == ("mixed", "m08", "f:1", False)
+
+
+def test_errors_carry_file_and_line_number(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(GOOD) + "\n\n" + '{"id": "t-2"}\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"bad\.jsonl:3: missing field 'text'"):
+        load_jsonl(path)
+
+
+def test_non_utf8_and_missing_files_are_clear_errors(tmp_path: Path) -> None:
+    path = tmp_path / "latin.jsonl"
+    path.write_bytes(b'{"id": "\xff"}\n')
+    with pytest.raises(CorpusError, match="not UTF-8"):
+        load_jsonl(path)
+    with pytest.raises(CorpusError, match="no such file"):
+        load_jsonl(tmp_path / "absent.jsonl")
+    with pytest.raises(CorpusError, match="corpus directory not found"):
+        load_corpus(tmp_path / "nowhere")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CorpusError, match="no \\*.jsonl"):
+        load_corpus(tmp_path / "empty")
+
+
+def test_duplicate_ids_across_files_name_both_places(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(json.dumps(GOOD) + "\n", encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text("\n" + json.dumps(GOOD) + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError) as caught:
+        load_corpus(tmp_path)
+    assert "b.jsonl:2" in str(caught.value) and "a.jsonl:1" in str(caught.value)
+
+
+# -- split -----------------------------------------------------------------------------------------
+
+
+def test_split_is_about_one_fifth_dev_and_depends_on_the_id_only() -> None:
+    ids = [f"p-{i:05d}" for i in range(4000)]
+    dev = [i for i in ids if split_of(i) == "dev"]
+    assert 0.17 < len(dev) / len(ids) < 0.23
+    assert [split_of(i) for i in ids] == [split_of(i) for i in reversed(ids)][::-1]
+
+
+def test_adding_posts_does_not_move_existing_ones() -> None:
+    posts = [Post(f"p-{i}", f"text {i}", ()) for i in range(500)]
+    train, dev = split_corpus(posts[:300])
+    more_train, more_dev = split_corpus(posts)
+    assert {p.id for p in train} <= {p.id for p in more_train}
+    assert {p.id for p in dev} <= {p.id for p in more_dev}
+    assert {p.id for p in more_dev} & {p.id for p in train} == set()
+
+
+def test_real_corpus_dev_split_covers_every_label_and_evasion_kind() -> None:
+    corpus = Path(__file__).resolve().parents[2] / "corpus"
+    if not list(corpus.glob("*.jsonl")):
+        pytest.skip("no corpus files")
+    posts = load_corpus(corpus)
+    train, dev = split_corpus(posts)
+    assert 0.15 < len(dev) / len(posts) < 0.25
+    for attribute in ("labels", "evasion"):
+        values = {v for p in posts for v in (p.labels if attribute == "labels" else [p.evasion])}
+        in_dev = {v for p in dev for v in (p.labels if attribute == "labels" else [p.evasion])}
+        assert values == in_dev, f"{attribute} missing from dev: {values - in_dev}"
+    assert {p.id for p in train}.isdisjoint(p.id for p in dev)
+
+
+# -- thresholds ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_thresholds_keep_clean_false_positives_within_budget(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, k = 400, 3
+    targets = (rng.random((n, k)) < 0.2).astype(int)
+    clean = targets.sum(axis=1) == 0
+    # informative but noisy scores: positives high, some clean posts high too
+    probabilities = np.clip(0.35 * targets + rng.random((n, k)) * 0.7, 0, 1)
+    budget = 0.02
+    thresholds = choose_thresholds(probabilities, targets, clean, ["a", "b", "c"], budget)
+    flagged = np.zeros(n, dtype=bool)
+    for j, name in enumerate(["a", "b", "c"]):
+        flagged |= probabilities[:, j] >= thresholds[name]
+    assert (flagged & clean).sum() / clean.sum() <= budget
+    # and the thresholds still find most positives where the scores separate them
+    recall = ((probabilities >= np.array(list(thresholds.values()))) & (targets == 1)).sum()
+    assert recall / targets.sum() > 0.3
+
+
+def test_thresholds_pick_the_best_f1_when_there_is_no_conflict() -> None:
+    probabilities = np.array([[0.9], [0.7], [0.6], [0.2], [0.1]])
+    targets = np.array([[1], [1], [0], [0], [0]])
+    clean = np.array([False, False, True, True, True])
+    assert choose_thresholds(probabilities, targets, clean, ["x"], 0.5) == {
+        "x": pytest.approx(0.65)
+    }
+
+
+# -- fitting ---------------------------------------------------------------------------------------
+
+
+def test_training_twice_gives_the_same_model_bytes(fixture_train: list[Post]) -> None:
+    first = fit_classifier(fixture_train, FAST)
+    second = fit_classifier(list(fixture_train), FAST)
+    assert first.fingerprint() == second.fingerprint()
+    assert first.to_bytes() == second.to_bytes()
+    texts = ["5号你是不是傻逼", "我站边7号", "我发誓女巫是狼"]
+    assert first.predict(texts) == second.predict(texts)
+
+
+def test_fixture_model_learns_the_categories(fixture_train: list[Post], corpus_dir: Path) -> None:
+    model = fit_classifier(fixture_train, FAST)
+    assert model.categories == ("insult", "oath", "vest")
+    _, dev = split_corpus(load_corpus(corpus_dir))
+    evaluation = evaluate(model, dev)
+    assert evaluation.macro_f1_core > 0.8
+    assert model.labels("预言家你是不是傻逼") == ["insult"]
+    assert model.labels("警徽流先验5号，今天归票") == []
+
+
+def test_categories_without_enough_posts_are_skipped_and_recorded(
+    fixture_train: list[Post],
+) -> None:
+    few = [Post(f"dir-{i}", f"导演你判错了{i}", ("director",)) for i in range(3)]
+    model = fit_classifier([*fixture_train, *few], FAST)
+    assert "director" not in model.categories
+    assert model.metadata["skipped_categories"]["director"] == 3
+
+
+def test_too_small_a_corpus_is_a_clear_error() -> None:
+    with pytest.raises(CorpusError, match="too small"):
+        fit_classifier([Post("a", "傻逼", ("insult",)), Post("b", "金水", ())], FAST)
+
+
+# -- command line ----------------------------------------------------------------------------------
+
+
+@pytest.mark.filterwarnings("error")
+def test_bansha_train_writes_model_and_report(
+    corpus_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, report = tmp_path / "model.skops", tmp_path / "report"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        code = main(["--corpus", str(corpus_dir), "--out", str(out), "--report-dir", str(report)])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "training" in captured.err and "100%" in captured.err  # the tqdm bar, on stderr
+    assert "macro-F1" in captured.out
+    model = PostClassifier.load(out)
+    data = json.loads((report / "report.json").read_text(encoding="utf-8"))
+    assert data["model"]["fingerprint"] == model.fingerprint()
+    dev = data["dev"]
+    assert set(dev["per_category"]) == set(model.categories)
+    for row in dev["per_category"].values():
+        m = row["confusion"]
+        assert (
+            m["tp"] + m["fp"] + m["fn"] + m["tn"]
+            == dev["posts"] - dev["duplicates_of_train_excluded"]
+        )
+    assert {"homophone", "initials", "none"} <= set(dev["recall_by_evasion"])
+    assert "clean" in dev["cooccurrence"]
+    markdown = (report / "report.md").read_text(encoding="utf-8")
+    assert "Macro-F1 over insult/oath/vest" in markdown and "pr_curves.png" in markdown
+    assert (report / "pr_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bansha_train_reports_corpus_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "bad.jsonl").write_text('{"id": "x"}\n', encoding="utf-8")
+    assert main(["--corpus", str(tmp_path), "--out", str(tmp_path / "m.skops"), "--quiet"]) == 2
+    assert "bad.jsonl:1: missing field" in capsys.readouterr().err
+    assert not (tmp_path / "m.skops").exists()
+
+
+def test_extra_examples_join_training_only(
+    corpus_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    extra = tmp_path / "extra.jsonl"
+    rows = [
+        {
+            "id": f"extra-{i}",
+            "text": f"导演你这判罚不公{i}",
+            "labels": ["director"],
+            "evasion": "none",
+        }
+        for i in range(12)
+    ]
+    extra.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    args = ["--corpus", str(corpus_dir), "--extra", str(extra), "--quiet"]
+    args += ["--out", str(tmp_path / "m.skops"), "--report-dir", str(tmp_path / "r")]
+    assert main(args) == 0
+    data = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
+    assert data["counts"]["extra"]["director"] == 12
+    assert data["counts"]["train"]["director"] == 12
+    assert data["counts"]["dev"]["director"] == 0
+    capsys.readouterr()
+
+
+def test_include_decisions_without_the_module_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch,
+    corpus_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setitem(sys.modules, "models.labelled", None)  # makes the import fail
+    args = ["--corpus", str(corpus_dir), "--include-decisions", "--quiet"]
+    assert main([*args, "--out", str(tmp_path / "m.skops")]) == 2
+    assert "needs models.labelled.load_labelled_examples" in capsys.readouterr().err
+
+
+def test_include_decisions_reads_the_database_url(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[str] = []
+
+    def load_labelled_examples(url: str) -> list[Any]:
+        seen.append(url)
+        example = types.SimpleNamespace
+        return [
+            example(text="导演你判错了", labels=("director", "font"), id="decision-9"),
+            example(text="   ", labels=()),
+        ]
+
+    fake = types.ModuleType("models.labelled")
+    fake.load_labelled_examples = load_labelled_examples  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "models.labelled", fake)
+    posts = load_decision_examples("sqlite:///x.db")
+    assert seen == ["sqlite:///x.db"]
+    assert [(p.id, p.text, p.labels) for p in posts] == [
+        ("decision-9", "导演你判错了", ("director",))
+    ]
+
+
+def test_unreadable_decisions_database_is_a_clear_error(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'empty.sqlite3'}"
+    with pytest.raises(DecisionsError, match="cannot read director decisions"):
+        load_decision_examples(url)
