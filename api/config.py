@@ -6,9 +6,10 @@ key                            environment variable                  default
 ``DATABASE_URL``               ``DATABASE_URL``                      ``sqlite:///…/var/bansha.sqlite3``
 ``MAX_CONTENT_LENGTH``         ``BANSHA_MAX_BODY``                   2 MiB (larger bodies get 413)
 ``MAX_BATCH``                  ``BANSHA_MAX_BATCH``                  500 posts per request
-``MAX_POST_CHARS``             ``BANSHA_MAX_POST_CHARS``             20,000 characters per post
+``MAX_POST_CHARS``             ``BANSHA_MAX_POST_CHARS``             16,000 characters per post
 ``RATE_LIMIT_POSTS``           ``BANSHA_RATE_LIMIT`` (``N/SECONDS``) 3000 posts per 60 s per token
-``MODEL_PATH``                 ``BANSHA_MODEL``                      ``var/model.skops`` (optional)
+``USE_CLASSIFIER``             ``BANSHA_CLASSIFIER`` (0 = rules only)  on (if the model file exists)
+(model file)                   ``BANSHA_MODEL``                      ``var/model.skops`` (optional)
 =============================  ====================================  ==============================
 """
 
@@ -49,9 +50,10 @@ def load_config(test_config: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "DATABASE_URL": default_database_url(),
         "MAX_CONTENT_LENGTH": int(env.get("BANSHA_MAX_BODY", DEFAULT_MAX_BODY)),
         "MAX_BATCH": int(env.get("BANSHA_MAX_BATCH", 500)),
-        "MAX_POST_CHARS": int(env.get("BANSHA_MAX_POST_CHARS", 20_000)),
+        # 16,000 characters stay under the screener's 64 KiB limit whatever the characters.
+        "MAX_POST_CHARS": int(env.get("BANSHA_MAX_POST_CHARS", 16_000)),
+        "USE_CLASSIFIER": env.get("BANSHA_CLASSIFIER", "1") not in ("0", "false", "no"),
         "RATE_LIMIT_POSTS": parse_rate(env.get("BANSHA_RATE_LIMIT", "3000/60")),
-        "MODEL_PATH": env.get("BANSHA_MODEL", os.path.join("var", "model.skops")),
         "JSON_AS_ASCII": False,
     }
     if test_config:

@@ -15,7 +15,7 @@ from api.errors import BadRequest, RateLimited, TooLarge
 from api.openapi import endpoint
 from api.ratelimit import consume
 from api.referee import characters_of, ingest_posts, locked_game
-from api.screening import screen_posts
+from api.screening import PostTooLargeError, screen_posts
 from api.store import get_game
 from models.ratelimit import RateWindow
 
@@ -77,7 +77,12 @@ def ingest(game_id: str, body: dict[str, Any]) -> Response:
                 f"unknown character {post['author']!r} in game {game_id}",
                 path="$.author" if single else f"$.posts[{i}].author",
             )
-    screened = screen_posts(ruleset, [p["body"] for p in posts])
+    try:
+        screened = screen_posts(
+            ruleset, [p["body"] for p in posts], config.get("USE_CLASSIFIER", True)
+        )
+    except PostTooLargeError as exc:
+        raise TooLarge(str(exc)) from exc
     assert caller.token_hash is not None
     with locked_game(game_id) as (session, locked):
         consume(session, caller.token_hash, len(posts), limit)

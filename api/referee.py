@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from flask import current_app
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from api import cardrules
@@ -200,7 +200,26 @@ def card_json(c: Card) -> dict[str, Any]:
     }
 
 
-def post_result(post: Post, suggestion: Suggestion | None, duplicate: bool) -> dict[str, Any]:
+@dataclass
+class PostRecord:
+    """A post as stored (what the response and the suggestion logic read)."""
+
+    id: int
+    forum_post_id: str
+    author: str
+    thread: str
+    day: int
+    body: str
+    is_water: bool
+    zombie: bool
+    counts_activity: bool
+    findings: list[dict[str, Any]]
+    vote: dict[str, Any] | None
+
+
+def post_result(
+    post: Post | PostRecord, suggestion: Suggestion | None, duplicate: bool
+) -> dict[str, Any]:
     """The response for one ingested post."""
     return {
         "post_id": post.id,
@@ -297,56 +316,84 @@ def ledger_for(ruleset: str, character: str, cards: Sequence[Card]) -> Any:
 def ingest_posts(
     locked: LockedGame, posts: Sequence[dict[str, Any]], screened: Sequence[Screened]
 ) -> list[dict[str, Any]]:
-    """Store, screen-result, vote-parse and suggest cards for ``posts`` (idempotent by forum id)."""
+    """Store, vote-parse and suggest cards for screened ``posts`` (idempotent by forum id).
+
+    New posts are inserted in one multi-row statement; a post whose forum id is already stored
+    (or repeated within the batch) is answered from the stored row and changes nothing.
+    """
     session, row = locked.session, locked.row
-    ids = [p["forum_post_id"] for p in posts]
-    existing = {
+    ids = list(dict.fromkeys(p["forum_post_id"] for p in posts))
+    existing: dict[str, Post | PostRecord] = {
         p.forum_post_id: p
         for p in session.scalars(
             select(Post).where(Post.game_id == row.id, Post.forum_post_id.in_(ids))
         )
     }
-    existing_suggestions: dict[int, Suggestion] = {}
+    suggestions: dict[str, Suggestion] = {}
     if existing:
-        for s in session.scalars(
-            select(Suggestion).where(Suggestion.post_id.in_([p.id for p in existing.values()]))
-        ):
-            existing_suggestions[s.post_id or 0] = s
+        stored_ids = {p.id: p.forum_post_id for p in existing.values()}
+        for s in session.scalars(select(Suggestion).where(Suggestion.post_id.in_(stored_ids))):
+            suggestions[stored_ids[s.post_id or 0]] = s
     zombie_threads = ZOMBIE_THREADS.get(row.ruleset.split("_")[0], frozenset(THREADS))
-    results: list[dict[str, Any]] = []
+    fresh: list[tuple[dict[str, Any], Screened, PostRecord]] = []
+    order: list[tuple[str, bool]] = []  # (forum id, duplicate) in request order
+    now = utcnow()
     for post, screen in zip(posts, screened, strict=True):
-        stored = existing.get(post["forum_post_id"])
-        if stored is not None:
-            results.append(post_result(stored, existing_suggestions.get(stored.id), True))
+        forum_id = post["forum_post_id"]
+        if forum_id in existing:
+            order.append((forum_id, True))
             continue
         author = post["author"]
         zombie = not locked.game.state.is_alive(author) and post["thread"] in zombie_threads
-        vote = None
-        if post["thread"] == "vote" and not zombie:
-            vote = _vote_from_post(locked, post)
-        record = Post(
-            game_id=row.id,
-            forum_post_id=post["forum_post_id"],
+        vote = _vote_from_post(locked, post) if post["thread"] == "vote" and not zombie else None
+        record = PostRecord(
+            id=0,
+            forum_post_id=forum_id,
             author=author,
             thread=post["thread"],
             day=post["day"],
             body=post["body"],
-            posted_at=post["posted_at"],
             is_water=screen.water,
-            counts_activity=not screen.water and not zombie,
             zombie=zombie,
+            counts_activity=not screen.water and not zombie,
             findings=screen.findings,
             vote=vote,
-            created_at=utcnow(),
         )
-        session.add(record)
-        session.flush()
-        existing[record.forum_post_id] = record
-        suggestion = _suggest_for_post(locked, record, screen)
-        if suggestion is not None:
-            existing_suggestions[record.id] = suggestion
-        results.append(post_result(record, suggestion, False))
-    return results
+        existing[forum_id] = record
+        fresh.append((post, screen, record))
+        order.append((forum_id, False))
+    if fresh:
+        table = Post.__table__
+        stmt = insert(table).returning(table.c.id, sort_by_parameter_order=True)
+        rows = [
+            {
+                "game_id": row.id,
+                "forum_post_id": r.forum_post_id,
+                "author": r.author,
+                "thread": r.thread,
+                "day": r.day,
+                "body": r.body,
+                "posted_at": p["posted_at"],
+                "is_water": r.is_water,
+                "counts_activity": r.counts_activity,
+                "zombie": r.zombie,
+                "findings": r.findings,
+                "vote": r.vote,
+                "created_at": now,
+            }
+            for p, _, r in fresh
+        ]
+        new_ids = session.execute(stmt, rows).scalars().all()
+        ledgers: dict[str, tuple[list[Card], Any]] = {}
+        for (_, screen, record), new_id in zip(fresh, new_ids, strict=True):
+            record.id = int(new_id)
+            if screen.violations or record.zombie:
+                suggestion = _suggest_for_post(locked, record, screen, ledgers)
+                suggestions[record.forum_post_id] = suggestion
+    return [
+        post_result(existing[forum_id], suggestions.get(forum_id), duplicate)
+        for forum_id, duplicate in order
+    ]
 
 
 def _finding_text(f: dict[str, Any]) -> str:
@@ -356,13 +403,18 @@ def _finding_text(f: dict[str, Any]) -> str:
     return text
 
 
-def _suggest_for_post(locked: LockedGame, post: Post, screen: Screened) -> Suggestion | None:
+def _suggest_for_post(
+    locked: LockedGame,
+    post: PostRecord,
+    screen: Screened,
+    ledgers: dict[str, tuple[list[Card], Any]],
+) -> Suggestion:
     session, row = locked.session, locked.row
     violations = screen.violations
-    if not violations and not post.zombie:
-        return None
-    cards = stored_cards(session, row.id, post.author)
-    ledger = ledger_for(row.ruleset, post.author, cards)
+    if post.author not in ledgers:  # cards do not change while posts are ingested
+        cards = stored_cards(session, row.id, post.author)
+        ledgers[post.author] = (cards, ledger_for(row.ruleset, post.author, cards))
+    cards, ledger = ledgers[post.author]
     if post.zombie:
         category, severity = "zombie", ""
         evidence: list[dict[str, Any]] = [
@@ -372,10 +424,11 @@ def _suggest_for_post(locked: LockedGame, post: Post, screen: Screened) -> Sugge
             }
         ]
     else:
-        primary = max(
-            violations, key=lambda f: (cardrules.severity_rank(f["severity"]), f["confidence"])
-        )
-        category, severity = primary["category"], primary["severity"]
+        primary = max(violations, key=lambda f: f["confidence"])
+        category = primary["category"]
+        # The seed's hint names the colours it allows; only a single named colour is a floor.
+        hinted = primary["severity"]["cards"]
+        severity = hinted[0] if len(hinted) == 1 else ""
         evidence = [
             {"article": f["article"], "text": _finding_text(f), "finding": f} for f in violations
         ]

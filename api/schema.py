@@ -86,7 +86,11 @@ class Field:
 
 @dataclass(frozen=True)
 class Any_(Field):
-    """Any JSON value."""
+    """Any JSON value, null included."""
+
+    def validate(self, value: Any, path: str = "$") -> Any:
+        """Accept anything."""
+        return value
 
 
 @dataclass(frozen=True)

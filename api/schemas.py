@@ -94,7 +94,7 @@ FINDING = Obj(
         "term": Str(),
         "via": Str(),
         "confidence": Num(),
-        "severity": Str(),
+        "severity": Obj({"cards": Arr(Str()), "text": Str()}, description="the seed's hint"),
     }
 )
 VOTE = Obj(
@@ -210,7 +210,29 @@ EJECTION = Obj(
     },
     nullable=True,
 )
-OUTCOME = Map(description="game_rules Outcome.to_dict(): ended, winner, results, eliminations…")
+OUTCOME = Obj(
+    {
+        "ended": Bool(),
+        "winner": Str(nullable=True, description="faction key, once the game has ended"),
+        "results": Map(Str(enum=("win", "lose", "undecided")), description="per faction"),
+        "eliminations": Arr(
+            Obj(
+                {
+                    "character": Str(),
+                    "cause": Str(description="vote, kill, poison, shot, red_card, …"),
+                    "day": Int(),
+                    "phase": Str(),
+                    "by": Str(nullable=True),
+                }
+            ),
+            description="出局 in order",
+        ),
+        "commitment": Str(),
+        "seed": Str(nullable=True, description="revealed when the game has ended"),
+        "reason": Str(),
+    },
+    description="the game's outcome so far",
+)
 DECISION_RESPONSE = Obj(
     {"decision": DECISION, "cards": Arr(CARD), "ejected": EJECTION, "outcome": OUTCOME}
 )

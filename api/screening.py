@@ -2,22 +2,26 @@
 
 Screening is pure and happens before any database lock is taken, so the expensive part of a post
 never holds up other writers. One :class:`~moderation.screen.Screener` per ruleset is kept per
-process; it holds only immutable lexicons and the model, never game state, so sharing it cannot
-serve anything stale.
+process; it holds only immutable lexicons and the trained model, never game state, so sharing it
+cannot serve anything stale.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from moderation.rules import is_water
+from moderation.screen import AUTO, PostTooLargeError, Screener
+
+__all__ = ["NON_VIOLATIONS", "PostTooLargeError", "Screened", "finding_to_dict", "screen_posts"]
+
 #: categories that are not violations in themselves
 NON_VIOLATIONS = frozenset({"water"})
 
-_screeners: dict[str, Any] = {}
+_screeners: dict[tuple[str, bool], Screener] = {}
 _lock = threading.Lock()
 
 
@@ -35,70 +39,50 @@ class Screened:
 
 
 def finding_to_dict(finding: Any) -> dict[str, Any]:
-    """A moderation ``Finding`` as JSON."""
+    """A moderation ``Finding`` as JSON (offsets index the original post body)."""
     article = finding.article
+    severity = finding.severity
     return {
         "category": str(finding.category),
         "article": {
-            "ruleset": str(getattr(article, "ruleset", "")),
-            "code": str(getattr(article, "code", "")),
-            "text": str(getattr(article, "text", "")),
+            "ruleset": str(article.ruleset),
+            "code": str(article.code),
+            "text": str(article.text),
         },
         "start": int(finding.start),
         "end": int(finding.end),
         "match": str(finding.match),
-        "term": str(getattr(finding, "term", "") or ""),
-        "via": str(getattr(finding, "via", "") or ""),
-        "confidence": round(float(getattr(finding, "confidence", 1.0)), 4),
-        "severity": str(getattr(finding, "severity", "") or ""),
+        "term": str(finding.term or ""),
+        "via": str(finding.via or ""),
+        "confidence": round(float(finding.confidence), 4),
+        "severity": {"cards": list(severity.cards), "text": str(severity.text)},
     }
 
 
-def _classifier() -> Any:
-    path = os.environ.get("BANSHA_MODEL", os.path.join("var", "model.skops"))
-    if not os.path.exists(path):
-        return None
-    from moderation.classifier import PostClassifier
-
-    return PostClassifier.load(path)
-
-
-def screener(ruleset: str) -> Any:
-    """The process's screener for ``ruleset`` (with the trained model when one exists)."""
-    found = _screeners.get(ruleset)
+def screener(ruleset: str, use_classifier: bool = True) -> Screener:
+    """The process's screener for ``ruleset`` (with the trained model when asked and present)."""
+    key = (ruleset, use_classifier)
+    found = _screeners.get(key)
     if found is not None:
         return found
     with _lock:
-        found = _screeners.get(ruleset)
+        found = _screeners.get(key)
         if found is None:
-            from moderation.screen import Screener
-
-            try:
-                found = Screener(ruleset=ruleset, classifier=_classifier())
-            except TypeError:
-                found = Screener(ruleset=ruleset)
-            _screeners[ruleset] = found
+            # Variants (m08_12) share their base ruleset's articles.
+            base = ruleset.split("_", 1)[0] if ruleset not in ("wa004",) else ruleset
+            found = Screener(base, classifier=AUTO if use_classifier else None)
+            _screeners[key] = found
     return found
 
 
-def _is_water(text: str, findings: list[dict[str, Any]]) -> bool:
-    if any(f["category"] == "water" for f in findings):
-        return True
-    try:
-        from moderation.screen import is_water
-    except ImportError:
-        return False
-    return bool(is_water(text))
-
-
-def screen_posts(ruleset: str, texts: Sequence[str]) -> list[Screened]:
-    """Screen ``texts`` under ``ruleset``'s articles."""
+def screen_posts(ruleset: str, texts: Sequence[str], use_classifier: bool = True) -> list[Screened]:
+    """Screen ``texts`` under ``ruleset``'s articles (raises ``PostTooLargeError`` over 64 KiB)."""
     if not texts:
         return []
-    engine = screener(ruleset)
-    raw = engine.screen_many(list(texts))
+    raw = screener(ruleset, use_classifier).screen_many(list(texts))
     out = []
     for text, findings in zip(texts, raw, strict=True):
         dicts = [finding_to_dict(f) for f in findings]
-        out.append(Screened(dicts, _is_water(text, dicts)))
+        water = any(f["category"] == "water" for f in dicts) or is_water(text)
+        out.append(Screened(dicts, water))
     return out

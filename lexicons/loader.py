@@ -64,10 +64,12 @@ RULE_CATEGORIES: tuple[str, ...] = ("font", "water")
 #: Options a term line may carry (fourth column, comma separated).
 TERM_OPTIONS = frozenset(
     {
-        "boundary",  # must be a whole jieba word (automatic for one-character terms)
+        "boundary",  # must start and end on jieba word boundaries (automatic up to 2 characters)
+        "no-boundary",  # a short domain word (马甲, 考试) that counts even inside a longer word
+        "variants",  # a two-character term also gets homophone, shape and wildcard forms
+        "initials",  # a two-character term also gets initials forms (sb, 傻b)
         "no-homophone",
         "no-initials",
-        "initials",  # allow the all-initials form of a two-character term (sb, sz)
         "no-shape",
         "no-split",
     }

@@ -136,7 +136,8 @@ class PostClassifier:
         digest.update("\n".join(self.space.vocabulary).encode())
         for array in (self.space.idf, self.coef, self.intercept):
             digest.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
-        digest.update(json.dumps([self.categories, self.thresholds], sort_keys=True).encode())
+        settings = [self.categories, self.thresholds, self.space.binary, self.space.length_power]
+        digest.update(json.dumps(settings, sort_keys=True).encode())
         digest.update(json.dumps(self.config.as_dict(), sort_keys=True).encode())
         return digest.hexdigest()
 
@@ -151,6 +152,8 @@ class PostClassifier:
             "categories": list(self.categories),
             "vocabulary": np.array(self.space.vocabulary, dtype=np.str_),
             "idf": np.ascontiguousarray(self.space.idf, dtype=np.float64),
+            "binary": self.space.binary,
+            "length_power": float(self.space.length_power),
             "coef": np.ascontiguousarray(self.coef, dtype=np.float64),
             "intercept": np.ascontiguousarray(self.intercept, dtype=np.float64),
             "thresholds": {c: float(self.thresholds[c]) for c in self.categories},
@@ -225,6 +228,8 @@ class PostClassifier:
             space = FeatureSpace(
                 vocabulary=tuple(str(t) for t in state["vocabulary"]),
                 idf=np.asarray(state["idf"], dtype=np.float64),
+                binary=bool(state["binary"]),
+                length_power=float(state["length_power"]),
             )
             categories = tuple(str(c) for c in state["categories"])
             return cls(

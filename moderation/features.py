@@ -10,7 +10,7 @@ so that a model trained on one spelling of a phrase also recognises its evasions
 * ``l:`` lexicon hits, when the lexicon matcher is importable (a category and how it matched).
 
 Tokens are plain strings; :class:`FeatureSpace` maps them to columns through a fixed, sorted
-vocabulary learnt from the training split, weighted with a smoothed idf and L2-normalised.
+vocabulary learnt from the training split, weighted with a smoothed idf (see its docstring).
 Everything is deterministic: the same token lists always give the same matrix.
 
 >>> tokens = post_tokens("你是不是sb")
@@ -235,10 +235,19 @@ def post_tokens(text: str, config: FeatureConfig | None = None) -> list[str]:
 
 @dataclass(frozen=True)
 class FeatureSpace:
-    """A fixed vocabulary with idf weights: token lists in, L2-normalised sparse rows out."""
+    """A fixed vocabulary with idf weights: token lists in, sparse rows out.
+
+    A row holds idf times presence (``binary``) or sublinear term frequency, divided by the row's
+    Euclidean length raised to ``length_power``. Power 1 is the usual unit-length tf-idf, where one
+    slur in a long post is diluted by everything around it; power 0 lets long posts pile up
+    weight. The default 0.5 sits between: a rude phrase counts about as much in a long post as in
+    a short one, and a short greeting is not inflated into a strong signal.
+    """
 
     vocabulary: tuple[str, ...]
     idf: np.ndarray
+    binary: bool = True
+    length_power: float = 0.5
 
     @functools.cached_property
     def index(self) -> dict[str, int]:
@@ -246,7 +255,14 @@ class FeatureSpace:
         return {token: i for i, token in enumerate(self.vocabulary)}
 
     @classmethod
-    def fit(cls, documents: Sequence[Sequence[str]], *, min_df: int = 2) -> FeatureSpace:
+    def fit(
+        cls,
+        documents: Sequence[Sequence[str]],
+        *,
+        min_df: int = 2,
+        binary: bool = True,
+        length_power: float = 0.5,
+    ) -> FeatureSpace:
         """Learn the vocabulary (tokens in at least ``min_df`` documents, sorted) and smoothed idf.
 
         >>> space = FeatureSpace.fit([["a", "b"], ["a"]], min_df=2)
@@ -261,10 +277,10 @@ class FeatureSpace:
         idf = np.array(
             [math.log((1 + n_docs) / (1 + df[t])) + 1.0 for t in vocabulary], dtype=np.float64
         )
-        return cls(vocabulary=vocabulary, idf=idf)
+        return cls(vocabulary=vocabulary, idf=idf, binary=binary, length_power=length_power)
 
     def transform(self, documents: Sequence[Sequence[str]]) -> sparse.csr_matrix:
-        """Sublinear tf times idf, each row scaled to unit length; unknown tokens are dropped."""
+        """One row per document; tokens outside the vocabulary are dropped."""
         index = self.index
         indptr = [0]
         indices: list[int] = []
@@ -272,10 +288,14 @@ class FeatureSpace:
         for tokens in documents:
             counts = Counter(index[t] for t in tokens if t in index)
             columns = sorted(counts)
-            row = [(1.0 + math.log(counts[c])) * float(self.idf[c]) for c in columns]
+            if self.binary:
+                row = [float(self.idf[c]) for c in columns]
+            else:
+                row = [(1.0 + math.log(counts[c])) * float(self.idf[c]) for c in columns]
             norm = math.sqrt(sum(v * v for v in row)) or 1.0
+            scale = norm**self.length_power
             indices.extend(columns)
-            values.extend(v / norm for v in row)
+            values.extend(v / scale for v in row)
             indptr.append(len(indices))
         return sparse.csr_matrix(
             (np.array(values, dtype=np.float64), np.array(indices, dtype=np.int64), indptr),

@@ -32,7 +32,14 @@ from typing import Any
 import ahocorasick
 
 from lexicons.loader import AllowEntry, TermEntry, load_allow, load_game_vocab, load_terms
-from moderation.normalize import NormalizedText, fold_char, fold_term, is_han, normalize
+from moderation.normalize import (
+    WILDCARD,
+    NormalizedText,
+    fold_char,
+    fold_term,
+    is_han,
+    normalize,
+)
 from moderation.variants import sound_keys, text_keys
 
 __all__ = [
@@ -96,6 +103,8 @@ def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
     """
     if key_via != "exact":
         return key_via
+    if WILDCARD in nt.folded[start:end]:
+        return "noise"  # matched with the asterisks between its characters ignored
     ostart, oend = nt.span(start, end)
     kinds: set[str] = set()
     kept = 0
@@ -149,7 +158,7 @@ class LexiconMatcher:
                 allow_map[folded].append(None)
         self._allow = _automaton(allow_map)
         self._needs_boundary = tuple(
-            "boundary" in e.options or len(f) <= SHORT_TERM
+            "boundary" in e.options or (len(f) <= SHORT_TERM and "no-boundary" not in e.options)
             for e, f in zip(self.entries, self._folded_terms, strict=True)
         )
 
@@ -163,13 +172,20 @@ class LexiconMatcher:
             start = end + 1 - len(payload[0])
             for idx, via in payload[1]:
                 raw.setdefault((idx, start, end + 1), via)
-        for layer in nt.sound_layers:
-            for end, payload in self._sound.iter(layer):
+        if WILDCARD in folded:
+            # 你*妈*的: asterisks between every character are noise, not masked characters
+            kept = [i for i, c in enumerate(folded) if c != WILDCARD]
+            bare = "".join(folded[i] for i in kept)
+            for end, payload in self._text.iter(bare):
                 start = end + 1 - len(payload[0])
                 for idx, via in payload[1]:
-                    key = (idx, start, end + 1)
-                    if key not in raw:
-                        raw[key] = via
+                    raw.setdefault((idx, kept[start], kept[end] + 1), via)
+        # Only the first reading of each character in the post: evasions are written with a
+        # character's everyday sound, and rare readings (被 as pi) would invent homophones.
+        for end, payload in self._sound.iter(nt.sound):
+            start = end + 1 - len(payload[0])
+            for idx, via in payload[1]:
+                raw.setdefault((idx, start, end + 1), via)
         if not raw:
             return []
         allowed = self._allowed_spans(folded)

@@ -12,7 +12,8 @@ Views (all derived from one per-character fold, see ``docs/moderation.md``):
     NFKC (width, compatibility digits such as ``①`` and ``𝟔``), lower case, traditional to
     simplified (OpenCC ``t2s``), other digit/letter styles (``❶``, ``🅰``, Cyrillic look-alikes),
     noise removed (spaces, punctuation, zero-width and control characters, emoji and other
-    symbols, BBCode tags), runs of one repeated letter or Han character collapsed to one.
+    symbols, BBCode tags), runs of one repeated Han character (or of three or more letters)
+    collapsed to one, except doubled kinship words such as ``妈妈``.
     Wildcard symbols (``*``, ``×``, ``○``, ``□``...) survive as ``*``: ``傻*`` is an evasion.
 ``clean``
     The same per-character fold but with punctuation and spaces kept and nothing collapsed: the
@@ -381,8 +382,8 @@ def _collapse(view: View) -> tuple[View, tuple[tuple[int, int], ...]]:
     keep = _keep_doubles()
     for m in _REPEAT_RUN.finditer(text):
         a, b = m.span()
-        if b - a == 2 and text[a] in keep:
-            continue  # 妈妈, 哥哥: an ordinary word, not an evasion
+        if b - a == 2 and (text[a] in keep or text[a].isascii()):
+            continue  # 妈妈, 哥哥: an ordinary word; zz, mm: abbreviations, not evasions
         pieces.append(text[pos:a])
         starts.extend(view.starts[pos:a])
         ends.extend(view.ends[pos:a])

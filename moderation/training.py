@@ -76,7 +76,7 @@ MIN_DF = 2
 CLEAN_FPR_BUDGET = 0.01
 # When the clean budget is tight, categories other than insult/oath/vest give way first (their F1
 # losses count this much).
-MINOR_PRIORITY = 0.3
+MINOR_PRIORITY = 0.1
 
 
 class CorpusError(ValueError):
@@ -287,6 +287,8 @@ class TrainingOptions:
     folds: int = CV_FOLDS
     c: float = REGULARISATION_C
     min_df: int = MIN_DF
+    binary: bool = True
+    length_power: float = 0.5
     min_positives: int = MIN_POSITIVES
     clean_fpr_budget: float = CLEAN_FPR_BUDGET
     minor_priority: float = MINOR_PRIORITY
@@ -315,7 +317,9 @@ def _fit_linear(
     """Vocabulary plus one logistic regression per column of ``targets``."""
     from sklearn.linear_model import LogisticRegression
 
-    space = FeatureSpace.fit(tokens, min_df=options.min_df)
+    space = FeatureSpace.fit(
+        tokens, min_df=options.min_df, binary=options.binary, length_power=options.length_power
+    )
     features = space.transform(tokens)
     coef = np.zeros((targets.shape[1], len(space.vocabulary)))
     intercept = np.zeros(targets.shape[1])
@@ -461,6 +465,8 @@ def fit_classifier(
         "folds": options.folds,
         "C": options.c,
         "min_df": options.min_df,
+        "binary": options.binary,
+        "length_power": options.length_power,
         "clean_fpr_budget": options.clean_fpr_budget,
         "train_posts": len(train),
         "train_digest": corpus_digest(train),

@@ -41,15 +41,18 @@ MAX_MIXED_LENGTH = 4
 MAX_READING_COMBINATIONS = 8
 #: At most this many split-character combinations per term (弓虽奸, 强女干, 弓虽女干...).
 MAX_SPLIT_COMBINATIONS = 32
+#: A look-alike may stand in a two-character term only if jieba counts it rarer than this
+#: (儍 2, 偪 4; but 马 19918 and 吗 21245 are everyday characters).
+RARE_CHAR_FREQ = 1000
 
-_LETTER_RUN = re.compile(r"([a-z])\1+")
+_LETTER_RUN = re.compile(r"([a-z])\1\1+")
 
 
 def collapse_letters(key: str) -> str:
-    """Collapse repeated letters the way :func:`moderation.normalize.normalize` does.
+    """Collapse runs of three or more letters the way :func:`moderation.normalize.normalize` does.
 
-    >>> collapse_letters("mdzz")
-    'mdz'
+    >>> collapse_letters("mdzz"), collapse_letters("sbbb")
+    ('mdzz', 'sb')
     """
     return _LETTER_RUN.sub(r"\1", key)
 
@@ -92,10 +95,18 @@ def text_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
     """``(key, via)`` pairs to look for in the folded view; ``term`` must already be folded.
 
     ``via`` is ``exact`` for the term itself (the real evasion kind is read off the matched
-    span later), ``split``, ``shape`` for look-alikes and wildcards.
+    span later), ``split``, or ``shape`` for look-alikes and wildcards.  How much variation a
+    term gets depends on its length, because short keys collide with ordinary words:
 
-    >>> [k for k, via in text_keys("傻逼") if via == "shape"][:3]
+    * one character: split forms only (``苟`` must not stand for ``狗``: 苟住 is game slang);
+    * two characters: split forms; shape and wildcard forms only with the ``variants`` option,
+      and only look-alikes that are rare characters themselves (``儍逼`` but not ``马的``);
+    * three or more: all of them unless ``no-shape``/``no-split``.
+
+    >>> [k for k, via in text_keys("傻逼", ["variants"]) if via == "shape"][:3]
     ['儍逼', '煞逼', '傁逼']
+    >>> [k for k, via in text_keys("傻逼") if via == "shape"]
+    []
     """
     opts = set(options)
     keys: dict[str, str] = {term: "exact"}
@@ -105,21 +116,39 @@ def text_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
             combos = itertools.islice(itertools.product(*per_char), MAX_SPLIT_COMBINATIONS + 1)
             for combo in combos:
                 keys.setdefault("".join(combo), "split")
-    if "no-shape" not in opts:
+    shaped = len(term) >= 3 or (len(term) == 2 and "variants" in opts)
+    if shaped and "no-shape" not in opts:
         shapes = _shapes()
         for i, ch in enumerate(term):
             for alt in shapes.get(ch, ()):
+                if len(term) == 2 and _char_frequency(alt) >= RARE_CHAR_FREQ:
+                    continue
                 keys.setdefault(term[:i] + alt + term[i + 1 :], "shape")
-        if len(term) >= 2 and all(is_han(c) for c in term):
+        if all(is_han(c) for c in term):
             for i in range(len(term)):
                 for mark in (WILDCARD, "x"):
                     keys.setdefault(term[:i] + mark + term[i + 1 :], "shape")
     return list(keys.items())
 
 
+def _char_frequency(ch: str) -> int:
+    from moderation.wordseg import tokenizer
+
+    freq: int = tokenizer().FREQ.get(ch, 0)
+    return freq
+
+
 def _reading_combinations(term: str) -> list[tuple[str, ...]]:
-    per_char = [readings(c) or (c,) for c in term]
-    combos = list(itertools.islice(itertools.product(*per_char), MAX_READING_COMBINATIONS))
+    """The term's reading in context (pypinyin phrase data: 妈的 reads ma de) and the first
+    reading of each character.  Rare readings are left out on purpose: 槽 also reads zao and
+    被 also reads pi, and matching those turns 我早 into 卧槽 and 被验 into 屁眼."""
+    from pypinyin import Style, lazy_pinyin
+
+    context = tuple(lazy_pinyin(term, style=Style.NORMAL, v_to_u=False, errors=lambda x: list(x)))
+    first = tuple((readings(c) or (c,))[0] for c in term)
+    combos = [first]
+    if len(context) == len(term) and context != first:
+        combos.append(context)
     return combos
 
 
@@ -127,17 +156,21 @@ def sound_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
     """``(key, via)`` pairs to look for in the ``sound`` view; ``term`` must already be folded.
 
     Only terms of two or more characters get sound keys: a single syllable matches far too many
-    ordinary characters.  A two-character term gets its all-initials form (``sb``) only with the
-    ``initials`` option, because two letters collide with ordinary abbreviations.
+    ordinary characters.  A two-character term gets homophones only with the ``variants`` option
+    and initials (``sb``, ``傻b``) only with ``initials``, because two syllables or letters
+    collide with ordinary words (我把/我爸) and player labels (C和E).
 
-    >>> ("shabi", "homophone") in sound_keys("傻逼")
+    >>> ("shabi", "homophone") in sound_keys("傻逼", ["variants"])
     True
+    >>> sound_keys("我爸")
+    []
     """
     opts = set(options)
     if len(term) < 2 or not all(is_han(c) for c in term):
         return []
-    homophones = "no-homophone" not in opts
-    initials = "no-initials" not in opts and (len(term) >= 3 or "initials" in opts)
+    long_term = len(term) >= 3
+    homophones = "no-homophone" not in opts and (long_term or "variants" in opts)
+    initials = "no-initials" not in opts and (long_term or "initials" in opts)
     keys: dict[str, str] = {}
     for combo in _reading_combinations(term):
         codes = [syllable_code(s) if s != c else c for s, c in zip(combo, term, strict=True)]
@@ -150,7 +183,7 @@ def sound_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
             key = collapse_letters("".join(firsts))
             if len(key) >= 2:
                 keys.setdefault(key, "initials")
-        if len(term) <= MAX_MIXED_LENGTH and "no-initials" not in opts:
+        if len(term) <= MAX_MIXED_LENGTH and initials:
             choices = list(zip(codes, firsts, spelled, strict=True))
             for pick in itertools.product(range(3), repeat=len(term)):
                 kinds = set(pick)
@@ -158,8 +191,6 @@ def sound_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
                     continue  # the pure forms are handled above
                 if 0 in kinds and not homophones:
                     continue  # a syllable code would match homophones of the term's characters
-                if 0 not in kinds and not initials:
-                    continue  # letters only (sbi, shab): as risky as the all-initials form
                 via = "initials" if 1 in kinds else "homophone"
                 parts = [choices[i][p] for i, p in enumerate(pick)]
                 keys.setdefault(collapse_letters("".join(parts)), via)

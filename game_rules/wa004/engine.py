@@ -456,13 +456,15 @@ class Wa004Ruleset(WerewolfRuleset):
         """(4) 情侣结算: 分手, then mutual 私奔, then 牛头人, each in submission order.
 
         Each change is checked against the couples as they stand at that moment; a change that
-        would end the couple of a 挽留 user tonight has no effect (R5).
+        would end the couple of a 挽留 user tonight has no effect (R5); a character who found a
+        new lover tonight is not taken again by a later 牛头人 (R23).
         """
         state = game.state
         retaining = set(state.flags.get(RETAINING, ()))
         elopes = {o.actor: o.target for o in orders if o.skill == Skill.ELOPE}
         mutual = {a for a, b in elopes.items() if b is not None and elopes.get(b) == a}
         leavers = {o.actor for o in orders if o.skill == Skill.BREAKUP} | mutual
+        taken: set[str] = set()  # found a new lover tonight: not taken again (R23)
 
         def betrayer(name: str | None) -> bool:
             return name is not None and name in state.alive and state.roles[name] == Role.BETRAYER
@@ -475,7 +477,7 @@ class Wa004Ruleset(WerewolfRuleset):
                 continue
             lover = lover_of(state, o.actor)
             if not betrayer(o.actor) or lover is None:
-                blocked(o, "no longer a single-free 变节者")
+                blocked(o, "分手者已不是处于情侣状态的变节者")
             elif {o.actor, lover} & retaining:
                 blocked(o, "挽留")
             else:
@@ -499,11 +501,13 @@ class Wa004Ruleset(WerewolfRuleset):
                     if lover_of(state, x) == y:
                         self.dissolve(game, x, y, Skill.ELOPE, x, leavers)
                 self.form(game, a, b, Skill.ELOPE)
+                taken.update((a, b))
         for o in orders:
             if o.skill != Skill.NTR or o.target is None:
                 continue
             x, t = o.actor, o.target
             if not betrayer(x) or lover_of(state, x) is not None or t not in state.alive:
+                # a user taken by an earlier 牛头人 tonight is no longer single
                 blocked(o, "使用者不再是单身的变节者，或目标已出局")
                 continue
             if is_noble(state, t):
@@ -512,12 +516,16 @@ class Wa004Ruleset(WerewolfRuleset):
                 continue
             game.emit(Told((t,), state.day, f"{x}对你使用了牛头人（NTR）", "ntr"))
             old = lover_of(state, t)
+            if t in taken:
+                blocked(o, "对方今晚已成为他人的新情侣")
+                continue
             if old is not None and {t, old} & retaining:
                 blocked(o, "挽留")
                 continue
             if old is not None:
                 self.dissolve(game, t, old, Skill.NTR, x, leavers)
             self.form(game, x, t, Skill.NTR)
+            taken.update((x, t))
 
     def dissolve(
         self, game: Game, a: str, b: str, skill: Skill, by: str, leavers: set[str]

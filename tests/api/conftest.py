@@ -57,7 +57,14 @@ def db_url(tmp_path: Path, template_db: Path) -> str:
 
 @pytest.fixture
 def app(db_url: str) -> Iterator[Flask]:
-    app = create_app({"DATABASE_URL": db_url, "TESTING": True, "RATE_LIMIT_POSTS": (100_000, 60)})
+    app = create_app(
+        {
+            "DATABASE_URL": db_url,
+            "TESTING": True,
+            "RATE_LIMIT_POSTS": (100_000, 60),
+            "USE_CLASSIFIER": False,
+        }
+    )
     yield app
     app.extensions["bansha_db"].dispose()
 

@@ -18,10 +18,20 @@ ENDPOINTS: list[tuple[str, str, Body | None, set[str]]] = [
     (
         "POST",
         "/api/games/{id}/cards",
-        lambda api, g: {"character": "软件11", "colour": "blue", "category": "other", "reason": "x"},
+        lambda api, g: {
+            "character": "软件11",
+            "colour": "blue",
+            "category": "other",
+            "reason": "x",
+        },
         {"director"},
     ),
-    ("POST", "/api/games/{id}/posts", lambda api, g: api.post_body("软件11", "大家好"), {"director"}),
+    (
+        "POST",
+        "/api/games/{id}/posts",
+        lambda api, g: api.post_body("软件11", "大家好"),
+        {"director"},
+    ),
     (
         "POST",
         "/api/games/{id}/actions",

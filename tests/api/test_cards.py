@@ -14,7 +14,13 @@ from models.cards import Card, Decision
 
 
 def give(api: Any, game: dict[str, Any], character: str, colour: str, **extra: Any) -> Any:
-    body = {"character": character, "colour": colour, "category": "other", "reason": "测试", **extra}
+    body = {
+        "character": character,
+        "colour": colour,
+        "category": "other",
+        "reason": "测试",
+        **extra,
+    }
     return api.ok("POST", f"/api/games/{game['id']}/cards", game["director_token"], body)
 
 
@@ -53,7 +59,9 @@ def test_three_blues_escalate_to_one_yellow(api: Any, game: dict[str, Any]) -> N
     assert third["ejected"] is None
 
 
-def test_three_yellows_make_a_red_that_ejects_and_is_announced(api: Any, game: dict[str, Any]) -> None:
+def test_three_yellows_make_a_red_that_ejects_and_is_announced(
+    api: Any, game: dict[str, Any]
+) -> None:
     give(api, game, "软件11", "yellow")
     give(api, game, "软件11", "yellow")
     result = give(api, game, "软件11", "yellow")
@@ -147,7 +155,9 @@ def test_decisions_confirm_change_dismiss(api: Any, game: dict[str, Any], app: F
     assert actions.count("decision") == 3 and actions.count("card") == 2
 
 
-def test_deciding_twice_is_409_and_changes_nothing(api: Any, game: dict[str, Any], app: Flask) -> None:
+def test_deciding_twice_is_409_and_changes_nothing(
+    api: Any, game: dict[str, Any], app: Flask
+) -> None:
     sid = queue_activity(api, game)[0]["id"]
     api.decide(game, sid, "confirm")
     response = api.call(
@@ -212,8 +222,14 @@ def test_audit_trail_records_who_when_why(api: Any, game: dict[str, Any], app: F
 
 def test_unknown_character_or_category_for_a_card_is_400(api: Any, game: dict[str, Any]) -> None:
     for body, path in [
-        ({"character": "路人", "colour": "blue", "category": "other", "reason": "x"}, "$.character"),
-        ({"character": "软件1", "colour": "blue", "category": "nonsense", "reason": "x"}, "$.category"),
+        (
+            {"character": "路人", "colour": "blue", "category": "other", "reason": "x"},
+            "$.character",
+        ),
+        (
+            {"character": "软件1", "colour": "blue", "category": "nonsense", "reason": "x"},
+            "$.category",
+        ),
         ({"character": "软件1", "colour": "green", "category": "other", "reason": "x"}, "$.colour"),
     ]:
         response = api.call("POST", f"/api/games/{game['id']}/cards", game["director_token"], body)

@@ -26,11 +26,23 @@ PLAYERS = [f"软件{i}" for i in range(1, 13)]
 ROLES = dict(
     zip(
         PLAYERS,
-        ["wolf", "wolf_cub", "madman", "madman", "fox", "seer", "medium", "guard", "crow_big",
-         "crow_small", "villager", "villager"],
+        [
+            "wolf",
+            "wolf_cub",
+            "madman",
+            "madman",
+            "fox",
+            "seer",
+            "medium",
+            "guard",
+            "crow_big",
+            "crow_small",
+            "villager",
+            "villager",
+        ],
         strict=True,
     )
-)  # fmt: skip
+)
 
 
 def _postgres_reachable() -> str | None:
@@ -90,7 +102,9 @@ def serve(app: Flask) -> Iterator[int]:
         thread.join(timeout=10)
 
 
-def request(port: int, method: str, path: str, token: str | None, body: Any = None) -> tuple[int, Any]:
+def request(
+    port: int, method: str, path: str, token: str | None, body: Any = None
+) -> tuple[int, Any]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     headers = {"Content-Type": "application/json"}
     if token:
@@ -121,12 +135,19 @@ def concurrently(n: int, fn: Any) -> list[Any]:
 
 def test_concurrent_cards_for_one_player_escalate_exactly(server_app: Flask) -> None:
     with serve(server_app) as port:
-        status, game = request(port, "POST", "/api/games", None,
-                               {"ruleset": "m72", "players": PLAYERS, "roles": ROLES, "seed": "c"})  # fmt: skip
+        status, game = request(
+            port,
+            "POST",
+            "/api/games",
+            None,
+            {"ruleset": "m72", "players": PLAYERS, "roles": ROLES, "seed": "c"},
+        )
         assert status == 201
         token, gid = game["director_token"], game["id"]
         body = {"character": "软件11", "colour": "blue", "category": "other", "reason": "并发"}
-        results = concurrently(9, lambda i: request(port, "POST", f"/api/games/{gid}/cards", token, body))
+        results = concurrently(
+            9, lambda i: request(port, "POST", f"/api/games/{gid}/cards", token, body)
+        )
         assert [s for s, _ in results] == [201] * 9
         status, cards = request(port, "GET", f"/api/games/{gid}/cards", token)
         led = next(p for p in cards["players"] if p["character"] == "软件11")
@@ -147,17 +168,32 @@ def test_concurrent_cards_for_one_player_escalate_exactly(server_app: Flask) -> 
 
 def test_one_suggestion_decided_concurrently_is_decided_once(server_app: Flask) -> None:
     with serve(server_app) as port:
-        status, game = request(port, "POST", "/api/games", None,
-                               {"ruleset": "m72", "players": PLAYERS, "roles": ROLES, "seed": "d"})  # fmt: skip
+        status, game = request(
+            port,
+            "POST",
+            "/api/games",
+            None,
+            {"ruleset": "m72", "players": PLAYERS, "roles": ROLES, "seed": "d"},
+        )
         token, gid = game["director_token"], game["id"]
-        status, closed = request(port, "POST", f"/api/games/{gid}/advance", token,
-                                 {"close": "day", "review_penalties": True})  # fmt: skip
+        status, closed = request(
+            port,
+            "POST",
+            f"/api/games/{gid}/advance",
+            token,
+            {"close": "day", "review_penalties": True},
+        )
         assert status == 200
         sid = closed["suggestions"][0]["id"]
         results = concurrently(
             6,
-            lambda i: request(port, "POST", f"/api/suggestions/{sid}/decision", token,
-                              {"action": "confirm", "note": f"#{i}"}),  # fmt: skip
+            lambda i: request(
+                port,
+                "POST",
+                f"/api/suggestions/{sid}/decision",
+                token,
+                {"action": "confirm", "note": f"#{i}"},
+            ),
         )
         statuses = sorted(s for s, _ in results)
         assert statuses == [200, 409, 409, 409, 409, 409]
@@ -168,23 +204,36 @@ def test_one_suggestion_decided_concurrently_is_decided_once(server_app: Flask) 
 
 def test_concurrent_decisions_on_different_suggestions_of_one_player(server_app: Flask) -> None:
     with serve(server_app) as port:
-        status, game = request(port, "POST", "/api/games", None,
-                               {"ruleset": "m72", "players": PLAYERS, "roles": ROLES, "seed": "e"})  # fmt: skip
+        status, game = request(
+            port,
+            "POST",
+            "/api/games",
+            None,
+            {"ruleset": "m72", "players": PLAYERS, "roles": ROLES, "seed": "e"},
+        )
         token, gid = game["director_token"], game["id"]
         # three days of nobody posting or voting, all queued for review: 2 yellows a day each
         sids: list[int] = []
         for _ in range(2):
-            status, closed = request(port, "POST", f"/api/games/{gid}/advance", token,
-                                     {"close": "day", "review_penalties": True})  # fmt: skip
+            status, closed = request(
+                port,
+                "POST",
+                f"/api/games/{gid}/advance",
+                token,
+                {"close": "day", "review_penalties": True},
+            )
             assert status == 200, closed
             sids += [s["id"] for s in closed["suggestions"] if s["character"] == "软件12"]
-            status, _ = request(port, "POST", f"/api/games/{gid}/advance", token, {"close": "night"})
+            status, _ = request(
+                port, "POST", f"/api/games/{gid}/advance", token, {"close": "night"}
+            )
             assert status == 200
         assert len(sids) == 4
         results = concurrently(
             4,
-            lambda i: request(port, "POST", f"/api/suggestions/{sids[i]}/decision", token,
-                              {"action": "confirm"}),  # fmt: skip
+            lambda i: request(
+                port, "POST", f"/api/suggestions/{sids[i]}/decision", token, {"action": "confirm"}
+            ),
         )
         assert [s for s, _ in results] == [200] * 4
         status, cards = request(port, "GET", f"/api/games/{gid}/cards", token)

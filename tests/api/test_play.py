@@ -26,22 +26,32 @@ def test_illegal_action_is_409_naming_the_rule_and_changes_nothing(
     before = events_count(app)
     view_before = api.ok("GET", f"/api/games/{game['id']}/view", game["director_token"])
     # a night skill during the day
-    response = act(api, game, {"type": "skill", "actor": "软件6", "skill": "divine", "target": "软件1"})
+    response = act(
+        api, game, {"type": "skill", "actor": "软件6", "skill": "divine", "target": "软件1"}
+    )
     assert response.status_code == 409
     error = response.get_json()["error"]
     assert error["code"] == "conflict" and error["rule"]
     # a villager has no skill; an unknown character
     api.ok("POST", f"/api/games/{game['id']}/advance", game["director_token"], {"close": "day"})
-    response = act(api, game, {"type": "skill", "actor": "软件11", "skill": "divine", "target": "软件1"})
+    response = act(
+        api, game, {"type": "skill", "actor": "软件11", "skill": "divine", "target": "软件1"}
+    )
     assert response.status_code == 409 and response.get_json()["error"]["rule"] == "not_your_skill"
-    response = act(api, game, {"type": "skill", "actor": "软件8", "skill": "guard", "target": "软件8"})
+    response = act(
+        api, game, {"type": "skill", "actor": "软件8", "skill": "guard", "target": "软件8"}
+    )
     assert response.status_code == 409 and "guard" in response.get_json()["error"]["rule"]
-    response = act(api, game, {"type": "skill", "actor": "路人", "skill": "divine", "target": "软件1"})
+    response = act(
+        api, game, {"type": "skill", "actor": "路人", "skill": "divine", "target": "软件1"}
+    )
     assert response.status_code == 409
     after_close = events_count(app)
     assert after_close > before
     # nothing was appended by the rejected actions
-    response = act(api, game, {"type": "skill", "actor": "软件6", "skill": "divine", "target": "软件6"})
+    response = act(
+        api, game, {"type": "skill", "actor": "软件6", "skill": "divine", "target": "软件6"}
+    )
     assert response.status_code == 409
     assert events_count(app) == after_close
     assert view_before["director"]["roles"] == api.M72_ROLES
@@ -57,7 +67,9 @@ def test_legal_action_returns_events_and_is_private(api: Any, game: dict[str, An
     )
     assert result["events"][0]["type"] == "action_taken"
     assert result["announcements"] == []
-    night = api.ok("POST", f"/api/games/{game['id']}/advance", game["director_token"], {"close": "night"})
+    night = api.ok(
+        "POST", f"/api/games/{game['id']}/advance", game["director_token"], {"close": "night"}
+    )
     assert night["closed"] == {"phase": "night", "day": 1}
     seer = api.ok("GET", f"/api/games/{game['id']}/view", game["player_tokens"]["软件6"])
     assert any("是狼" in m["text"] for m in seer["me"]["messages"])
@@ -87,12 +99,16 @@ def test_bad_action_bodies_are_400(api: Any, game: dict[str, Any]) -> None:
     ):
         response = act(api, game, body)
         assert response.status_code == 400, body
-    response = api.call("POST", f"/api/games/{game['id']}/advance", game["director_token"], {"close": "week"})
+    response = api.call(
+        "POST", f"/api/games/{game['id']}/advance", game["director_token"], {"close": "week"}
+    )
     assert response.status_code == 400
 
 
 def test_day_close_issues_lurking_and_no_vote_yellows(api: Any, game: dict[str, Any]) -> None:
-    result = api.ok("POST", f"/api/games/{game['id']}/advance", game["director_token"], {"close": "day"})
+    result = api.ok(
+        "POST", f"/api/games/{game['id']}/advance", game["director_token"], {"close": "day"}
+    )
     per = {}
     for card in result["cards"]:
         per.setdefault(card["character"], []).append(card["category"])
@@ -118,7 +134,9 @@ def test_schedule_day_sets_acceleration_through_the_engine(api: Any, game: dict[
         game["director_token"],
         {"type": "schedule_day", "closes_at": "2026-11-29T23:00:00+08:00", "accelerated": True},
     )
-    result = api.ok("POST", f"/api/games/{game['id']}/advance", game["director_token"], {"close": "day"})
+    result = api.ok(
+        "POST", f"/api/games/{game['id']}/advance", game["director_token"], {"close": "day"}
+    )
     assert result["cards"] == []
 
 
@@ -130,7 +148,9 @@ def test_proxy_vote_and_tally(api: Any, game: dict[str, Any]) -> None:
             game["director_token"],
             {"type": "proxy_vote", "voter": voter, "target": "软件12"},
         )
-    result = api.ok("POST", f"/api/games/{game['id']}/advance", game["director_token"], {"close": "day"})
+    result = api.ok(
+        "POST", f"/api/games/{game['id']}/advance", game["director_token"], {"close": "day"}
+    )
     assert any("软件12获得3票" in a for a in result["announcements"])
     voters = {c["character"] for c in result["cards"] if c["category"] == "no_vote"}
     assert voters.isdisjoint({"软件1", "软件2", "软件3"})
@@ -152,7 +172,9 @@ def test_game_is_rebuilt_from_the_database_after_a_restart(
     headers = {"Authorization": f"Bearer {game['director_token']}"}
     after = client.get(f"/api/games/{game['id']}/view", headers=headers).get_json()
     assert after == before
-    night = client.post(f"/api/games/{game['id']}/advance", json={"close": "night"}, headers=headers)
+    night = client.post(
+        f"/api/games/{game['id']}/advance", json={"close": "night"}, headers=headers
+    )
     assert night.status_code == 200
     out = [e["character"] for e in night.get_json()["outcome"]["eliminations"]]
     assert "软件11" in out
@@ -165,9 +187,7 @@ def test_game_is_rebuilt_from_the_database_after_a_restart(
 def test_openapi_document_lists_every_route(client: Any, app: Flask) -> None:
     doc = client.get("/openapi.json").get_json()
     assert doc["openapi"].startswith("3.1")
-    documented = {
-        (method.upper(), path) for path, ops in doc["paths"].items() for method in ops
-    }
+    documented = {(method.upper(), path) for path, ops in doc["paths"].items() for method in ops}
     routes = set()
     for rule in app.url_map.iter_rules():
         if not rule.rule.startswith("/api/"):

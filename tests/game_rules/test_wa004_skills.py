@@ -112,9 +112,7 @@ def test_guardian_has_no_breakup() -> None:
 def test_retain_blocks_breakup_and_the_use_stays_spent() -> None:
     g, s = start()
     play_day(g)
-    play_night(
-        g, order(s.b0, "breakup"), order(s.g0, "retain"), order(NOBLE, "barbecue", s.g4a)
-    )
+    play_night(g, order(s.b0, "breakup"), order(s.g0, "retain"), order(NOBLE, "barbecue", s.g4a))
     assert lover_of(g.state, s.b0) == s.g0
     assert has_spent(g.state, s.b0, Skill.BREAKUP)
     play_day(g)
@@ -431,10 +429,10 @@ def test_nobility_ends_once_a_second_noble_appears() -> None:
     assert not g.state.is_alive(NOBLE)
 
 
-@pytest.mark.parametrize(("reading", "protected"), [("second_appeared", False), ("second_alive", True)])
-def test_nobility_after_the_second_noble_dies_is_a_parameter(
-    reading: str, protected: bool
-) -> None:
+@pytest.mark.parametrize(
+    ("reading", "protected"), [("second_appeared", False), ("second_alive", True)]
+)
+def test_nobility_after_the_second_noble_dies_is_a_parameter(reading: str, protected: bool) -> None:
     g, s = _second_noble({"nobility_ends": reading})
     g.eject(s.b0, "恶意破坏游戏")  # else single b0 converts at the next night start
     play_day(g, {v: s.g0 for v in g.state.living()})
@@ -444,7 +442,7 @@ def test_nobility_after_the_second_noble_dies_is_a_parameter(
     assert g.state.is_alive(NOBLE) is protected
 
 
-# -- 不会再爱 ---------------------------------------------------------------------------------------
+# -- 不会再爱 -----------------------------------------------------------------------------------
 
 
 def test_single_at_night_start_takes_a_mark() -> None:
@@ -474,7 +472,7 @@ def test_three_marks_convert_to_noble_and_join_the_group() -> None:
 
 
 def test_nobles_take_no_marks() -> None:
-    g, s = _single_b0()
+    g, _ = _single_b0()
     assert marks_of(g.state, NOBLE) == 0
 
 
@@ -497,9 +495,7 @@ def test_couples_resolve_before_the_kill() -> None:
 def test_breakup_before_ntr_frees_the_target_without_a_second_loss() -> None:
     """分手 resolves before 牛头人: g3 is already single when b0 takes it."""
     g, s = _single_b0()
-    play_night(
-        g, order(s.b3, "breakup"), order(s.b0, "ntr", s.g3), order(NOBLE, "barbecue", s.b5)
-    )
+    play_night(g, order(s.b3, "breakup"), order(s.b0, "ntr", s.g3), order(NOBLE, "barbecue", s.b5))
     assert lover_of(g.state, s.g3) == s.b0
     assert marks_of(g.state, s.g3) == 1  # only the breakup cost it a lover
 
@@ -511,3 +507,16 @@ def test_an_eliminated_target_is_refused() -> None:
     play_day(g)
     with pytest.raises(InvalidTargetError):
         g.apply(order(NOBLE, "barbecue", s.g4a))
+
+
+def test_two_ntrs_on_one_target_the_first_order_wins() -> None:
+    """R23: a character who found a new lover tonight is not taken again."""
+    g, s = start()
+    play_day(g)
+    play_night(g, order(s.b0, "breakup"), order(s.b3, "breakup"), order(NOBLE, "barbecue", s.g4a))
+    play_day(g)
+    play_night(
+        g, order(s.b3, "ntr", s.g1), order(s.b0, "ntr", s.g1), order(NOBLE, "barbecue", s.b5)
+    )
+    assert lover_of(g.state, s.g1) == s.b3 and lover_of(g.state, s.b0) is None
+    assert f"{s.b0}对你使用了牛头人（NTR）" in told(g, s.g1)  # told of both sources

@@ -1,0 +1,95 @@
+"""The director console (导演控制台): server-rendered pages at ``/`` on the referee service.
+
+The service's app factory calls :func:`init_app` (``api.app._init_console``); that registers
+:data:`console_bp` and the console's defences. Pages: ``/login``, ``/new``, ``/queue``,
+``/players``, ``/day``, ``/timeline``, ``/deal``. See ``docs/console.md``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, Response, render_template, request
+from flask_wtf.csrf import generate_csrf, validate_csrf
+from werkzeug.exceptions import HTTPException
+from wtforms.validators import ValidationError
+
+from api.console.security import add_page_headers, configure_app
+from api.console.service import ConsoleError
+from api.console.sessions import current_director
+from api.console.views import console_bp
+from api.errors import ApiError
+
+__all__ = ["console_bp", "init_app", "init_console"]
+
+log = logging.getLogger(__name__)
+
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+@console_bp.before_request
+def _check_csrf() -> tuple[str, int] | None:
+    """Every console form must carry the session's CSRF token."""
+    if request.method not in UNSAFE_METHODS:
+        return None
+    try:
+        validate_csrf(request.form.get("csrf_token"))
+    except ValidationError:
+        message = "表单校验失败（缺少或过期的CSRF令牌），请刷新页面后重试"
+        return render_template("console/error.html", game=None, message=message), 400
+    return None
+
+
+@console_bp.after_request
+def _headers(response: Response) -> Response:
+    return add_page_headers(response)
+
+
+@console_bp.app_template_global()
+def console_csrf_token() -> str:
+    """The CSRF token for console forms."""
+    return generate_csrf()
+
+
+@console_bp.context_processor
+def _context() -> dict[str, Any]:
+    return {"director": current_director(), "csrf_token": generate_csrf}
+
+
+@console_bp.errorhandler(ConsoleError)
+def _console_error(exc: ConsoleError) -> tuple[str, int]:
+    return render_template("console/error.html", game=None, message=exc.message), 400
+
+
+@console_bp.errorhandler(ApiError)
+def _api_error(exc: ApiError) -> tuple[str, int]:
+    return render_template("console/error.html", game=None, message=exc.message), exc.status
+
+
+@console_bp.errorhandler(HTTPException)
+def _http_error(exc: HTTPException) -> tuple[str, int]:
+    status = exc.code or 500
+    message = {404: "页面不存在", 405: "不支持的请求方式", 413: "提交的内容过大"}.get(
+        status, exc.name
+    )
+    return render_template("console/error.html", game=None, message=message), status
+
+
+@console_bp.errorhandler(Exception)
+def _unexpected(exc: Exception) -> tuple[str, int]:
+    log.exception("console error")
+    message = "内部错误，没有做任何更改"
+    return render_template("console/error.html", game=None, message=message), 500
+
+
+def init_app(app: Flask) -> None:
+    """Register the console on ``app`` (idempotent)."""
+    if "console" in app.blueprints:
+        return
+    configure_app(app)
+    app.register_blueprint(console_bp)
+
+
+#: The name the brief used; same function.
+init_console = init_app

@@ -1,0 +1,954 @@
+"""The console's adapter over the referee service's own Python layer (no HTTP inside the app).
+
+Reads open a read transaction and rebuild the game at its committed version
+(:func:`api.referee.read_game`); writes run in the service's locked write transaction
+(:func:`api.referee.locked_game`) and call the same functions the JSON endpoints call
+(:func:`api.referee.decide`, :func:`api.referee.close_day`, ``LockedGame.apply``...), so the
+console and the API can never disagree about a ruling. Creating a game reuses the
+``POST /api/games`` view itself with a validated body, because that is where S1 keeps it.
+
+Every function returns plain dicts / dataclasses for the templates; nothing here renders HTML
+except the highlighted post body (escaped segments, see :mod:`api.console.highlight`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from api import cardrules, schemas
+from api.auth import DIRECTOR, hash_token
+from api.console.highlight import highlight, spans_from_findings
+from api.console.labels import (
+    cause_label,
+    colour_label,
+    label,
+    phase_label,
+    skill_label,
+    thread_label,
+    via_label,
+)
+from api.database import db
+from api.errors import ApiError, Conflict, NotFound
+from api.gameplay import Game, action_from_json
+from api.referee import (
+    activity_counts,
+    close_day,
+    decide,
+    find_suggestion,
+    ledger_for,
+    locked_game,
+    read_game,
+)
+from api.schema import SchemaError
+from api.store import audit
+from game_rules import actions as act
+from game_rules.events import Announced
+from game_rules.params import load_params
+from models.cards import Card, Decision, Suggestion
+from models.game import Game as GameRow
+from models.game import GameEvent, Token
+from models.posts import Post
+
+RULESETS = ("m72", "m08", "wa004")
+DECIDABLE = ("blue", "yellow", "red", "green")
+
+
+class ConsoleError(Exception):
+    """A request the console refuses; ``message`` is shown to the director (Chinese)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def api_message(exc: ApiError) -> str:
+    """The service's error as one line for a flash message."""
+    rule = exc.extra.get("rule")
+    return f"{exc.message}（规则：{rule}）" if rule else exc.message
+
+
+# ---------------------------------------------------------------------------------------------
+# Login
+
+
+def game_for_director_token(token: str) -> str:
+    """The game a director token opens; :class:`ConsoleError` for unknown or player tokens."""
+    token = token.strip()
+    if not token:
+        raise ConsoleError("请输入导演令牌")
+    with db().read() as session:
+        row = session.execute(
+            select(Token.game_id, Token.kind).where(Token.token_hash == hash_token(token))
+        ).first()
+    if row is None:
+        raise ConsoleError("令牌无效：没有找到这个导演令牌")
+    if row.kind != DIRECTOR:
+        raise ConsoleError("这是玩家令牌；控制台只接受本场的导演令牌")
+    return str(row.game_id)
+
+
+def token_still_valid(game_id: str, token_hash: str) -> bool:
+    """Whether ``token_hash`` is still a director token of ``game_id``."""
+    with db().read() as session:
+        found = session.execute(
+            select(Token.id).where(
+                Token.token_hash == token_hash, Token.game_id == game_id, Token.kind == DIRECTOR
+            )
+        ).first()
+    return found is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# New game
+
+
+@dataclass(frozen=True)
+class CreatedGame:
+    """A new game as the director sees it once: tokens, the deal and the commitment."""
+
+    id: str
+    ruleset: str
+    commitment: str
+    director_token: str
+    player_tokens: Mapping[str, str]
+    deal: list[dict[str, str]]
+    seed: str
+    announcements: list[str]
+
+
+def ruleset_choices() -> list[dict[str, Any]]:
+    """The rulesets the new-game form offers, with their player counts."""
+    return [
+        {"id": r, "label": label("rulesets", r), "players": load_params(r).player_count}
+        for r in RULESETS
+    ]
+
+
+def create_game(body: dict[str, Any]) -> CreatedGame:
+    """Create a game through the service's own ``POST /api/games`` view; errors are messages."""
+    from api import games
+
+    try:
+        valid = schemas.CREATE_GAME.validate(body)
+    except SchemaError as exc:
+        raise ConsoleError(f"输入有误：{exc.message}（{exc.path}）") from exc
+    view = getattr(games.create, "__wrapped__", None)
+    if view is None:  # pragma: no cover - the service's view lost its undecorated form
+        raise ConsoleError("服务缺少建局函数")
+    try:
+        response, _status = view(body=valid)
+    except ApiError as exc:
+        raise ConsoleError(api_message(exc)) from exc
+    data: dict[str, Any] = response.get_json()
+    with read_game(data["id"]) as (_session, row, game):
+        deal = deal_rows(row, game)
+        seed = row.seed
+    return CreatedGame(
+        id=data["id"],
+        ruleset=data["ruleset"],
+        commitment=data["commitment"],
+        director_token=data["director_token"],
+        player_tokens=data["player_tokens"],
+        deal=deal,
+        seed=seed,
+        announcements=list(data.get("announcements", [])),
+    )
+
+
+def deal_rows(row: GameRow, game: Game) -> list[dict[str, str]]:
+    """The deal: every character with player, role and faction (director only)."""
+    state = game.state
+    params = game.params
+    out = []
+    for character in game.characters:
+        role = state.roles.get(character, "")
+        spec = params.roles.get(role)
+        faction = state.factions.get(character, "")
+        out.append(
+            {
+                "character": character,
+                "player": state.players.get(character, character),
+                "role": role,
+                "role_name": spec.name if spec else role,
+                "faction": faction,
+                "faction_name": params.factions.get(faction, faction),
+            }
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading one game
+
+
+@dataclass
+class GameSummary:
+    """The header every console page shows."""
+
+    id: str
+    ruleset: str
+    ruleset_label: str
+    day: int
+    phase: str
+    phase_label: str
+    living: int
+    total: int
+    sheriff: str | None
+    commitment: str
+    ended: bool
+    winner: str | None
+    pending: int
+
+
+@contextmanager
+def reading(game_id: str) -> Iterator[tuple[Session, GameRow, Game]]:
+    """A read transaction with the rebuilt game; an unknown game becomes :class:`ConsoleError`."""
+    try:
+        with read_game(game_id) as found:
+            yield found
+    except NotFound as exc:
+        raise ConsoleError("这局游戏不存在") from exc
+
+
+def summary(session: Session, row: GameRow, game: Game) -> GameSummary:
+    """Header facts for ``game``."""
+    state = game.state
+    count = int(
+        session.scalar(
+            select(func.count())
+            .select_from(Suggestion)
+            .where(Suggestion.game_id == row.id, Suggestion.status == "pending")
+        )
+        or 0
+    )
+    winner = state.winner
+    return GameSummary(
+        id=row.id,
+        ruleset=row.ruleset,
+        ruleset_label=label("rulesets", row.ruleset),
+        day=state.day,
+        phase=state.phase,
+        phase_label=phase_label(state.phase),
+        living=len(state.living()),
+        total=len(game.characters),
+        sheriff=state.sheriff,
+        commitment=row.commitment,
+        ended=state.ended,
+        winner=game.params.factions.get(winner, winner) if winner else None,
+        pending=count,
+    )
+
+
+def _card_chip(c: Card) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "colour": c.colour,
+        "colour_name": colour_label(c.colour),
+        "source": c.source,
+        "source_name": label("card_sources", c.source),
+        "category": c.category,
+        "category_name": cardrules.category_name(c.category) if c.category else "",
+        "reason": c.reason,
+        "day": c.day,
+        "escalated_from": list(c.escalated_from),
+        "issued_by": c.issued_by,
+    }
+
+
+def cards_by_character(session: Session, row: GameRow) -> dict[str, list[Card]]:
+    """Every character's card rows in issue order."""
+    out: dict[str, list[Card]] = {p["character"]: [] for p in row.players}
+    for card in session.scalars(select(Card).where(Card.game_id == row.id).order_by(Card.id)):
+        out.setdefault(card.character, []).append(card)
+    return out
+
+
+def ledger_summary(ruleset: str, character: str, cards: Sequence[Card]) -> dict[str, Any]:
+    """A ledger for display: active counts, the summary sentence, cards and escalations."""
+    ledger = ledger_for(ruleset, character, cards)
+    return {
+        "summary": ledger.describe(),
+        "red": ledger.is_red,
+        "active": {c: ledger.count(cardrules_colour(c)) for c in ("blue", "yellow", "red")},
+        "cards": [_card_chip(c) for c in cards],
+        "escalations": [_card_chip(c) for c in cards if c.source == "escalation"],
+        "merged": sorted({i for c in cards for i in c.escalated_from}),
+    }
+
+
+def cardrules_colour(colour: str) -> Any:
+    """The penalties module's colour enum for a stored colour string."""
+    from game_rules.penalties import CardColour
+
+    return CardColour.parse(colour)
+
+
+# ---------------------------------------------------------------------------------------------
+# Review queue
+
+
+def _finding_view(f: Mapping[str, Any]) -> dict[str, Any]:
+    via = str(f.get("via") or "exact")
+    match = str(f.get("match", ""))
+    term = str(f.get("term") or "")
+    article = f.get("article") or {}
+    if via == "exact" or not term or term == match:
+        how = f"“{match}” → {via_label(via)}"
+    else:
+        how = f"“{match}” → {via_label(via)} {term}"
+    return {
+        "category": f.get("category", ""),
+        "category_name": cardrules.category_name(str(f.get("category", ""))),
+        "via": via,
+        "via_name": via_label(via),
+        "how": how,
+        "match": match,
+        "term": term,
+        "start": f.get("start"),
+        "end": f.get("end"),
+        "confidence": float(f.get("confidence", 0.0)),
+        "article_code": article.get("code", "") if isinstance(article, Mapping) else "",
+        "article_text": article.get("text", "") if isinstance(article, Mapping) else "",
+    }
+
+
+def queue(session: Session, row: GameRow, game: Game, status: str) -> list[dict[str, Any]]:
+    """The review queue: each suggestion with its post highlighted, findings and history."""
+    query = (
+        select(Suggestion, Post, Decision)
+        .outerjoin(Post, Post.id == Suggestion.post_id)
+        .outerjoin(Decision, Decision.suggestion_id == Suggestion.id)
+        .where(Suggestion.game_id == row.id)
+        .order_by(Suggestion.id)
+    )
+    if status in ("pending", "decided"):
+        query = query.where(Suggestion.status == status)
+    rows = session.execute(query).all()
+    ledgers = cards_by_character(session, row)
+    may_lose = cardrules.may_declare_faction_lost(row.ruleset)
+    items: list[dict[str, Any]] = []
+    for s, post, decision in rows:
+        reasons = [r for r in s.reasons if isinstance(r, Mapping)]
+        findings = [_finding_view(r["finding"]) for r in reasons if "finding" in r]
+        if post is not None and not findings:
+            # Findings below the violation line are still worth showing as context.
+            findings = [
+                _finding_view(f) for f in post.findings if f.get("category") not in ("water",)
+            ]
+        summary_reason = next(
+            (r for r in reasons if "allowed" in r or "history" in r), reasons[-1] if reasons else {}
+        )
+        article = summary_reason.get("article") if isinstance(summary_reason, Mapping) else None
+        article = article if isinstance(article, Mapping) else None
+        history = summary_reason.get("history") if isinstance(summary_reason, Mapping) else None
+        other_texts = [
+            str(r.get("text", ""))
+            for r in reasons
+            if "finding" not in r and r is not summary_reason
+        ]
+        body = post.body if post is not None else ""
+        spans = spans_from_findings(post.findings if post is not None else [], len(body))
+        allowed = list(summary_reason.get("allowed") or DECIDABLE)
+        now = ledger_summary(row.ruleset, s.character, ledgers.get(s.character, []))
+        items.append(
+            {
+                "id": s.id,
+                "character": s.character,
+                "alive": game.state.is_alive(s.character),
+                "kind": s.kind,
+                "kind_name": label("suggestion_kinds", s.kind),
+                "category": s.category,
+                "category_name": cardrules.category_name(s.category),
+                "colour": s.colour,
+                "colour_name": colour_label(s.colour),
+                "day": s.day,
+                "status": s.status,
+                "post": None
+                if post is None
+                else {
+                    "forum_post_id": post.forum_post_id,
+                    "thread_name": thread_label(post.thread),
+                    "day": post.day,
+                    "posted_at": post.posted_at.strftime("%Y-%m-%d %H:%M"),
+                    "html": highlight(body, spans),
+                    "length": len(body),
+                },
+                "findings": findings,
+                "confidence": max((f["confidence"] for f in findings), default=None),
+                "article": None
+                if article is None
+                else {
+                    "code": article.get("code", ""),
+                    "cite": article.get("cite") or article.get("text", ""),
+                    "text": article.get("text", ""),
+                },
+                "reason_text": str(summary_reason.get("text", ""))
+                if isinstance(summary_reason, Mapping)
+                else "",
+                "other_reasons": [t for t in other_texts if t],
+                "history_then": history.get("summary") if isinstance(history, Mapping) else None,
+                "ledger": now,
+                "allowed": [c for c in DECIDABLE if c in allowed or c == "green"],
+                "may_declare_lost": may_lose,
+                "decision": None
+                if decision is None
+                else {
+                    "action": decision.action,
+                    "colour": decision.colour,
+                    "colour_name": colour_label(decision.colour),
+                    "note": decision.note,
+                    "faction_lost": decision.faction_lost,
+                    "decided_by": decision.decided_by,
+                    "decided_at": decision.decided_at.strftime("%Y-%m-%d %H:%M"),
+                },
+            }
+        )
+    return items
+
+
+@dataclass
+class DecisionResult:
+    """What a decision did, for the flash message."""
+
+    colour: str
+    cards: list[str] = field(default_factory=list)
+    announcements: list[str] = field(default_factory=list)
+    ended: bool = False
+
+
+def decide_suggestion(
+    game_id: str, sid: int, *, colour: str, note: str, faction_lost: bool, actor: str
+) -> DecisionResult:
+    """The director's ruling on suggestion ``sid`` of ``game_id`` (another game's is not found)."""
+    if colour not in DECIDABLE:
+        raise ConsoleError(f"未知的牌色：{colour}")
+    if len(note) > 2000:
+        raise ConsoleError("备注不能超过2000字")
+    try:
+        with locked_game(game_id) as (session, locked):
+            suggestion = find_suggestion(session, sid)
+            if suggestion.game_id != game_id:
+                raise ConsoleError("没有这条待审建议")
+            session.refresh(suggestion)
+            from api.console.forms import decision_for
+
+            action, changed = decision_for(suggestion.colour, colour)
+            result = decide(
+                locked,
+                suggestion,
+                action=action,
+                colour=changed,
+                note=note,
+                faction_lost=faction_lost,
+                actor=actor,
+            )
+    except NotFound as exc:
+        raise ConsoleError("没有这条待审建议") from exc
+    except ApiError as exc:
+        raise ConsoleError(api_message(exc)) from exc
+    ejected = result.get("ejected") or {}
+    return DecisionResult(
+        colour=colour,
+        cards=[f"{c['character']}：{colour_label(c['colour'])}" for c in result["cards"]],
+        announcements=list(ejected.get("announcements", [])),
+        ended=bool(result["outcome"].get("ended")),
+    )
+
+
+def give_card(
+    game_id: str,
+    *,
+    character: str,
+    colour: str,
+    category: str,
+    reason: str,
+    faction_lost: bool,
+    actor: str,
+) -> DecisionResult:
+    """A card given directly (串号/作弊 → red ...), recorded as a decided manual suggestion."""
+    from models.types import utcnow
+
+    if colour not in ("blue", "yellow", "red"):
+        raise ConsoleError("直接判罚只能选择蓝牌、黄牌或红牌")
+    if not reason.strip():
+        raise ConsoleError("请写明判罚理由")
+    if not cardrules.known_category(category):
+        raise ConsoleError(f"未知的违规类别：{category}")
+    try:
+        with locked_game(game_id) as (session, locked):
+            if character not in locked.game.characters:
+                raise ConsoleError(f"没有名为「{character}」的角色")
+            suggestion = Suggestion(
+                game_id=game_id,
+                post_id=None,
+                character=character,
+                kind="manual",
+                category=category,
+                colour=colour,
+                reasons=[
+                    {
+                        "article": cardrules.category_article(locked.ruleset, category),
+                        "text": reason.strip(),
+                    }
+                ],
+                day=locked.game.state.day,
+                status="pending",
+                created_at=utcnow(),
+            )
+            session.add(suggestion)
+            session.flush()
+            result = decide(
+                locked,
+                suggestion,
+                action="confirm",
+                colour=None,
+                note=reason.strip(),
+                faction_lost=faction_lost,
+                actor=actor,
+            )
+    except ApiError as exc:
+        raise ConsoleError(api_message(exc)) from exc
+    ejected = result.get("ejected") or {}
+    return DecisionResult(
+        colour=colour,
+        cards=[f"{c['character']}：{colour_label(c['colour'])}" for c in result["cards"]],
+        announcements=list(ejected.get("announcements", [])),
+        ended=bool(result["outcome"].get("ended")),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Players
+
+
+def votes_by_day(game: Game) -> dict[int, dict[str, dict[str, Any]]]:
+    """Each day's final ballots (voter -> {target, proxy, changes}) from the director's log."""
+    out: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for e in game.log:
+        if type(e).__name__ != "VoteCast":
+            continue
+        day = int(getattr(e, "day", 0))
+        voter = str(getattr(e, "voter", ""))
+        before = out[day].get(voter)
+        out[day][voter] = {
+            "target": getattr(e, "target", None),
+            "proxy": bool(getattr(e, "proxy", False)),
+            "changes": (before["changes"] + 1) if before else 0,
+        }
+    return dict(out)
+
+
+def players(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
+    """Every character: state, cause, role, ledger, posts per day against the thresholds, votes."""
+    state = game.state
+    rules = cardrules.rules(row.ruleset)
+    activity = rules.activity
+    counts, water = activity_counts(session, row.id)
+    ledgers = cards_by_character(session, row)
+    votes = votes_by_day(game)
+    last_day = max(state.day, 1)
+    days = list(range(1, last_day + 1))
+    deal = {d["character"]: d for d in deal_rows(row, game)}
+    accelerated = set(row.accelerated_days)
+    gone = {e.character: e for e in state.eliminations}
+    deferred = set(state.flags.get("deferred_cards") or ())
+    out = []
+    for character in game.characters:
+        elim = gone.get(character)
+        per_day = []
+        for d in days:
+            n = counts.get(d, {}).get(character, 0)
+            w = water.get(d, {}).get(character, 0)
+            exempt = d in accelerated
+            below = (
+                activity.single_day_min is not None
+                and n < activity.single_day_min
+                and not exempt
+                and (elim is None or elim.day >= d)
+            )
+            vote = votes.get(d, {}).get(character)
+            per_day.append(
+                {
+                    "day": d,
+                    "posts": n,
+                    "water": w,
+                    "below": below,
+                    "accelerated": exempt,
+                    "vote": vote,
+                    "alive_then": elim is None or elim.day >= d,
+                }
+            )
+        three_low = activity.three_days_min_each is not None and any(
+            all(
+                counts.get(d, {}).get(character, 0) < activity.three_days_min_each
+                and d not in accelerated
+                for d in (k, k + 1, k + 2)
+            )
+            for k in range(1, last_day - 1)
+        )
+        out.append(
+            {
+                "character": character,
+                "player": deal[character]["player"],
+                "role_name": deal[character]["role_name"],
+                "faction_name": deal[character]["faction_name"],
+                "alive": state.is_alive(character),
+                "pending_red": character in deferred,
+                "cause": cause_label(elim.cause) if elim else "",
+                "out_when": f"第{elim.day}天{phase_label(elim.phase)}" if elim else "",
+                "sheriff": state.sheriff == character,
+                "ledger": ledger_summary(row.ruleset, character, ledgers.get(character, [])),
+                "days": per_day,
+                "three_low": three_low,
+            }
+        )
+    return {
+        "players": out,
+        "days": days,
+        "single_min": activity.single_day_min,
+        "three_min": activity.three_days_min_each,
+        "single_quote": activity.single_day_quote,
+        "three_quote": activity.three_days_quote,
+        "no_vote_quote": activity.no_vote_quote,
+        "escalation_quote": rules.escalation_quote,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Day and night
+
+
+def announcements_by_day(game: Game) -> list[dict[str, Any]]:
+    """The public feed grouped by day, each group with its text ready to paste."""
+    groups: dict[int, list[Announced]] = {}
+    for a in game.public_view().announcements:
+        groups.setdefault(a.day, []).append(a)
+    out = []
+    for day in sorted(groups, reverse=True):
+        lines = [a.text for a in groups[day]]
+        out.append(
+            {
+                "day": day,
+                "title": "开局" if day == 0 else f"第{day}天",
+                "lines": lines,
+                "text": "\n".join(lines),
+                "red": any(a.kind == "card" for a in groups[day]),
+            }
+        )
+    return out
+
+
+def _fraction_text(value: Any) -> str:
+    text = str(value)
+    if "/" in text:
+        num, den = text.split("/")
+        return f"{int(num) / int(den):g}"
+    return text
+
+
+def live_tally(game: Game) -> dict[str, Any] | None:
+    """Today's weighted tally so far (None outside a day or for engines without one)."""
+    state = game.state
+    tally_today = getattr(game.ruleset, "tally_today", None)
+    if state.phase != "day" or tally_today is None:
+        return None
+    t = tally_today(state)
+    hidden = {k: v for k, v in t.counts.items() if t.shown.get(k) != v}
+    rows = sorted(t.shown.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {
+        "rows": [{"target": k, "votes": _fraction_text(v)} for k, v in rows if v],
+        "abstentions": _fraction_text(t.abstentions) if t.abstentions else "",
+        "announcement": t.announcement(),
+        "hidden": [
+            {"target": k, "votes": _fraction_text(v), "shown": _fraction_text(t.shown.get(k, 0))}
+            for k, v in hidden.items()
+        ],
+    }
+
+
+def past_tallies(game: Game) -> list[dict[str, Any]]:
+    """Closed days' tallies (director: with hidden additions)."""
+    return [
+        {
+            "day": t.day,
+            "counts": sorted(
+                ((k, _fraction_text(v)) for k, v in t.counts.items()),
+                key=lambda kv: -float(kv[1]),
+            ),
+            "top": list(t.top),
+            "chosen": t.chosen,
+        }
+        for t in game.state.tallies
+    ]
+
+
+def pending_actions(game: Game) -> list[dict[str, Any]]:
+    """Skills and decisions the director may enter now, grouped by (actor, skill) with targets."""
+    state = game.state
+    options: list[Any] = []
+    if state.phase == "night" or state.decisions:
+        for character in game.characters:
+            options.extend(a for a in game.legal_actions(character) if isinstance(a, act.UseSkill))
+        options.extend(a for a in game.legal_actions(None) if isinstance(a, act.UseSkill))
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for a in options:
+        key = (a.actor, a.skill)
+        group = groups.setdefault(
+            key,
+            {
+                "actor": a.actor,
+                "skill": a.skill,
+                "skill_name": skill_label(a.skill),
+                "role_name": game.params.roles[state.roles[a.actor]].name
+                if state.roles.get(a.actor) in game.params.roles
+                else "",
+                "targets": [],
+                "allow_none": False,
+                "decision": (a.actor, a.skill) in state.decisions,
+            },
+        )
+        if a.target is None:
+            group["allow_none"] = True
+        elif a.target not in group["targets"]:
+            group["targets"].append(a.target)
+    return list(groups.values())
+
+
+def night_chosen(game: Game) -> list[dict[str, str]]:
+    """Tonight's choices so far."""
+    return [
+        {
+            "actor": e.actor,
+            "skill_name": skill_label(e.skill),
+            "target": e.target or "（无目标）",
+        }
+        for e in game.state.night_actions.values()
+    ]
+
+
+def day_and_night(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
+    """Everything the 日夜 page shows."""
+    state = game.state
+    votes = votes_by_day(game).get(state.day, {}) if state.phase == "day" else {}
+    return {
+        "tally": live_tally(game),
+        "ballots": [
+            {"voter": v, **b, "target": b["target"] or "弃权"} for v, b in sorted(votes.items())
+        ],
+        "not_voted": [c for c in state.living() if c not in votes] if state.phase == "day" else [],
+        "past": past_tallies(game),
+        "actions": pending_actions(game),
+        "chosen": night_chosen(game) if state.phase == "night" else [],
+        "announcements": announcements_by_day(game),
+        "living": state.living(),
+        "can_close_day": state.phase == "day" and not state.decisions and not state.ended,
+        "can_close_night": state.phase == "night" and not state.decisions and not state.ended,
+        "open_decisions": [{"actor": a, "decision": skill_label(d)} for (a, d) in state.decisions],
+        "accelerated": bool(state.flags.get("accelerated")) or state.day in row.accelerated_days,
+        "categories": manual_categories(row.ruleset),
+        "may_declare_lost": cardrules.may_declare_faction_lost(row.ruleset),
+    }
+
+
+def manual_categories(ruleset: str) -> list[dict[str, str]]:
+    """Categories a director may card directly, with this ruleset's article."""
+    out = []
+    for key in sorted(cardrules.CATEGORY_NAMES):
+        if key == "water" or not cardrules.known_category(key):
+            continue
+        article = cardrules.category_article(ruleset, key)
+        out.append(
+            {
+                "key": key,
+                "name": cardrules.category_name(key),
+                "cite": article["cite"] if article else "",
+            }
+        )
+    return out
+
+
+def apply_skill(
+    game_id: str, *, actor: str, skill: str, target: str | None, actor_label: str
+) -> list[str]:
+    """Enter one night skill or decision for ``actor``; the announcements it caused."""
+    body = {"type": "skill", "actor": actor, "skill": skill, "target": target}
+    try:
+        action = action_from_json(schemas.ACTION.validate(body))
+        with locked_game(game_id) as (session, locked):
+            events = locked.apply(action)
+            audit(session, game_id, actor_label, "action", {"action": body, "via": "console"})
+    except SchemaError as exc:
+        raise ConsoleError(f"输入有误：{exc.message}") from exc
+    except ApiError as exc:
+        raise ConsoleError(api_message(exc)) from exc
+    return [e.text for e in events if isinstance(e, Announced)]
+
+
+def proxy_vote(game_id: str, *, voter: str, target: str | None, actor_label: str) -> None:
+    """代投: the director casts ``voter``'s ballot (target None = 弃权)."""
+    body = {"type": "proxy_vote", "voter": voter, "target": target}
+    try:
+        action = action_from_json(schemas.ACTION.validate(body))
+        with locked_game(game_id) as (session, locked):
+            locked.apply(action)
+            audit(session, game_id, actor_label, "action", {"action": body, "via": "console"})
+    except SchemaError as exc:
+        raise ConsoleError(f"输入有误：{exc.message}") from exc
+    except ApiError as exc:
+        raise ConsoleError(api_message(exc)) from exc
+
+
+def close_current_day(
+    game_id: str, *, accelerated: bool, review: bool, actor_label: str
+) -> dict[str, Any]:
+    """关门: tally, vote result, then the 潜水/未投票 yellows (or queue them for review)."""
+    try:
+        with locked_game(game_id) as (_session, locked):
+            return close_day(
+                locked, at=None, accelerated=accelerated, review=review, actor=actor_label
+            )
+    except ApiError as exc:
+        raise ConsoleError(api_message(exc)) from exc
+
+
+def close_current_night(game_id: str, *, actor_label: str) -> list[str]:
+    """End the night: missing actions take their defaults, the night is resolved."""
+    try:
+        with locked_game(game_id) as (session, locked):
+            state = locked.game.state
+            if state.phase != "night":
+                raise Conflict(
+                    f"现在是第{state.day}天{phase_label(state.phase)}，不能关闭夜晚",
+                    rule="wrong_phase",
+                )
+            day = state.day
+            events = locked.apply(act.EndNight())
+            audit(session, game_id, actor_label, "close_night", {"day": day, "via": "console"})
+    except ApiError as exc:
+        raise ConsoleError(api_message(exc)) from exc
+    return [e.text for e in events if isinstance(e, Announced)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Timeline
+
+
+def _describe_event(payload: Mapping[str, Any], game: Game) -> tuple[str, str] | None:
+    """(css kind, Chinese line) for one logged event, or None for bookkeeping events."""
+    kind = payload.get("type")
+    if kind == "phase_started":
+        return "phase", f"{phase_label(str(payload['phase']))}开始"
+    if kind == "announced":
+        if payload.get("kind") == "commitment":
+            return "public", str(payload["text"])
+        return ("red" if payload.get("kind") == "card" else "public"), f"公示：{payload['text']}"
+    if kind == "action_taken":
+        target = payload.get("target") or "（无目标）"
+        return "night", f"{payload['actor']} 发动<{skill_label(str(payload['skill']))}> → {target}"
+    if kind == "eliminated":
+        return "out", f"{payload['character']} 出局（{cause_label(str(payload['cause']))}）"
+    if kind == "sheriff_changed" and payload.get("character"):
+        return "info", f"警长：{payload['character']}"
+    if kind == "told":
+        to = "、".join(payload.get("to") or ())
+        return "private", f"私下告知 {to}：{payload['text']}"
+    if kind == "votes_tallied":
+        counts = "，".join(
+            f"{k} {_fraction_text(v)}票" for k, v in (payload.get("counts") or {}).items()
+        )
+        return "info", f"计票（含隐藏票）：{counts or '无有效票'}"
+    if kind == "faction_lost":
+        faction = str(payload.get("faction"))
+        return "out", f"{game.params.factions.get(faction, faction)}判负"
+    if kind == "substituted":
+        return (
+            "info",
+            f"替补：{payload['new_player']} 接替 {payload['old_player']}（{payload['character']}）",
+        )
+    if kind == "last_words_given" and payload.get("text"):
+        return "info", f"{payload['character']} 留下遗言"
+    return None
+
+
+def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
+    """The game day by day (director's log merged with cards) and the activity chart's data."""
+    events = session.execute(
+        select(GameEvent.payload, GameEvent.created_at)
+        .where(GameEvent.game_id == row.id)
+        .order_by(GameEvent.seq)
+    ).all()
+    entries: list[tuple[int, Any, int, dict[str, str]]] = []
+    day = 0
+    for order, (payload, at) in enumerate(events):
+        if payload.get("type") == "phase_started":
+            day = int(payload["day"])
+        described = _describe_event(payload, game)
+        if described is None:
+            continue
+        css, text = described
+        entries.append((day, at, order, {"kind": css, "text": text, "at": at.strftime("%H:%M")}))
+    cards = session.scalars(select(Card).where(Card.game_id == row.id).order_by(Card.id)).all()
+    for c in cards:
+        text = f"{c.character} {colour_label(c.colour)}：{c.reason}"
+        entries.append(
+            (c.day, c.created_at, 10**9 + c.id, {"kind": f"card card-{c.colour}", "text": text,
+                                                 "at": c.created_at.strftime("%H:%M")})
+        )  # fmt: skip
+    entries.sort(key=lambda e: (e[0], e[1], e[2]))
+    days: dict[int, list[dict[str, str]]] = {}
+    for d, _at, _order, entry in entries:
+        days.setdefault(d, []).append(entry)
+    counts, _water = activity_counts(session, row.id)
+    posts = {c: {d: counts.get(d, {}).get(c, 0) for d in counts} for c in game.characters}
+    card_days: dict[str, dict[int, list[str]]] = {c: {} for c in game.characters}
+    for c in cards:
+        if c.source != "escalation":
+            card_days.setdefault(c.character, {}).setdefault(c.day, []).append(c.colour)
+    chart_days = sorted({*counts, *range(1, max(game.state.day, 1) + 1)} - {0})
+    out_day = {e.character: e.day for e in game.state.eliminations}
+    return {
+        "days": [
+            {"day": d, "title": "开局" if d == 0 else f"第{d}天", "entries": days[d]}
+            for d in sorted(days)
+        ],
+        "chart": {
+            "characters": list(game.characters),
+            "days": chart_days,
+            "posts": posts,
+            "cards": card_days,
+            "threshold": cardrules.rules(row.ruleset).activity.single_day_min,
+            "out": out_day,
+        },
+    }
+
+
+def ensure_int(raw: str | None, what: str) -> int:
+    """A positive id from a form or URL, or :class:`ConsoleError`."""
+    if raw is None or not raw.isdigit() or len(raw) > 12:
+        raise ConsoleError(f"{what}无效")
+    return int(raw)
+
+
+__all__ = [
+    "ConsoleError",
+    "CreatedGame",
+    "DecisionResult",
+    "GameSummary",
+    "create_game",
+    "decide_suggestion",
+    "game_for_director_token",
+    "give_card",
+    "players",
+    "queue",
+    "reading",
+    "summary",
+    "timeline",
+    "token_still_valid",
+]

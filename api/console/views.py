@@ -1,0 +1,349 @@
+"""The console's pages: login, new game, review queue, players, day and night, timeline.
+
+Every page is server-rendered with Jinja's autoescaping on; every form posts back here with a
+CSRF token (see :mod:`api.console.security`) and answers with a redirect (post/redirect/get), so
+reloading a page never repeats a ruling.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from werkzeug.wrappers import Response as BaseResponse
+
+from api.console import service
+from api.console.chart import activity_chart
+from api.console.forms import FormInputError, new_game_body, optional_target
+from api.console.labels import colour_label
+from api.console.service import ConsoleError
+from api.console.sessions import current_director, director_required, log_in, log_out
+
+console_bp = Blueprint(
+    "console",
+    __name__,
+    template_folder="templates",
+    static_folder="static",
+    static_url_path="/console/static",
+)
+
+QUEUE_STATUSES = {"pending": "待审", "decided": "已判", "all": "全部"}
+
+
+def _director_game() -> str:
+    director = current_director()
+    assert director is not None  # guaranteed by @director_required
+    return director.game_id
+
+
+def _actor() -> str:
+    director = current_director()
+    return director.actor if director else "director"
+
+
+def _page(template: str, **context: Any) -> str:
+    """Render a game page with the header facts."""
+    game_id = _director_game()
+    with service.reading(game_id) as (session, row, game):
+        header = service.summary(session, row, game)
+        extra = context.pop("_build")(session, row, game) if "_build" in context else {}
+    return render_template(template, game=header, **extra, **context)
+
+
+def _back(endpoint: str, **values: Any) -> BaseResponse:
+    return redirect(url_for(endpoint, **values))
+
+
+# ---------------------------------------------------------------------------------------------
+# Login / logout / new game
+
+
+@console_bp.get("/")
+def index() -> BaseResponse | str:
+    """The queue when logged in, the login page otherwise."""
+    if current_director() is not None:
+        return _back("console.review_queue")
+    return render_template("console/login.html", game=None)
+
+
+@console_bp.route("/login", methods=["GET", "POST"])
+def login() -> BaseResponse | str | tuple[str, int]:
+    """Log in with a director token (sent in the form body, never in a URL)."""
+    if request.method == "GET":
+        return render_template("console/login.html", game=None)
+    try:
+        log_in(request.form.get("token", ""), request.form.get("name", ""))
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return render_template("console/login.html", game=None), 401
+    flash("已登录：只能查看和操作本场游戏", "ok")
+    return _back("console.review_queue")
+
+
+@console_bp.post("/logout")
+def logout() -> BaseResponse:
+    """Forget the session's game."""
+    log_out()
+    flash("已退出", "ok")
+    return _back("console.login")
+
+
+@console_bp.route("/new", methods=["GET", "POST"])
+def new_game() -> BaseResponse | str | tuple[str, int]:
+    """Create a game: ruleset, pasted players, optional seed; shows tokens, deal and commitment."""
+    choices = service.ruleset_choices()
+    form = {
+        "ruleset": request.form.get("ruleset", "m72"),
+        "players": request.form.get("players", ""),
+        "seed": request.form.get("seed", ""),
+    }
+    if request.method == "GET":
+        return render_template("console/new_game.html", game=None, choices=choices, form=form)
+    try:
+        body = new_game_body(form["ruleset"], form["players"], form["seed"])
+        created = service.create_game(body)
+    except (FormInputError, ConsoleError) as exc:
+        flash(str(exc) if isinstance(exc, FormInputError) else exc.message, "error")
+        return (
+            render_template("console/new_game.html", game=None, choices=choices, form=form),
+            400,
+        )
+    log_in(created.director_token, request.form.get("name", ""))
+    # Rendered directly (not redirected): the tokens are shown this once and never stored.
+    return render_template("console/created.html", game=None, created=created)
+
+
+@console_bp.get("/deal")
+@director_required
+def deal() -> str:
+    """The deal (director only) and the commitment to publish."""
+    return _page(
+        "console/deal.html",
+        _build=lambda session, row, game: {
+            "deal": service.deal_rows(row, game),
+            "seed": row.seed,
+        },
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Review queue
+
+
+@console_bp.get("/queue")
+@director_required
+def review_queue() -> str:
+    """Suggested cards with their evidence, to confirm, change or dismiss."""
+    status = request.args.get("status", "pending")
+    if status not in QUEUE_STATUSES:
+        status = "pending"
+    return _page(
+        "console/queue.html",
+        status=status,
+        statuses=QUEUE_STATUSES,
+        _build=lambda session, row, game: {
+            "items": service.queue(session, row, game, status),
+        },
+    )
+
+
+@console_bp.post("/queue/<sid>")
+@director_required
+def decide(sid: str) -> BaseResponse:
+    """One click: the colour pressed is the ruling (green = dismiss)."""
+    try:
+        suggestion_id = service.ensure_int(sid, "建议编号")
+        result = service.decide_suggestion(
+            _director_game(),
+            suggestion_id,
+            colour=request.form.get("colour", ""),
+            note=request.form.get("note", "").strip(),
+            faction_lost=request.form.get("faction_lost") == "1",
+            actor=_actor(),
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.review_queue")
+    if result.colour == "green":
+        flash(f"#{suggestion_id} 已驳回（绿牌，不予判罚）", "ok")
+    else:
+        flash(
+            f"#{suggestion_id} 已判{colour_label(result.colour)}：" + "；".join(result.cards), "ok"
+        )
+    for line in result.announcements:
+        flash(f"公示：{line}", "red")
+    if result.ended:
+        flash("游戏已经结束", "red")
+    return _back("console.review_queue")
+
+
+# ---------------------------------------------------------------------------------------------
+# Players
+
+
+@console_bp.get("/players")
+@director_required
+def players() -> str:
+    """Every character: state, ledger, posts per day against the 潜水 thresholds, votes."""
+    return _page(
+        "console/players.html",
+        _build=lambda session, row, game: service.players(session, row, game),
+    )
+
+
+@console_bp.post("/card")
+@director_required
+def give_card() -> BaseResponse:
+    """A card given directly by the director (e.g. 串号/作弊 → 红牌)."""
+    try:
+        result = service.give_card(
+            _director_game(),
+            character=request.form.get("character", ""),
+            colour=request.form.get("colour", ""),
+            category=request.form.get("category", ""),
+            reason=request.form.get("reason", ""),
+            faction_lost=request.form.get("faction_lost") == "1",
+            actor=_actor(),
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.players")
+    flash("已判罚：" + "；".join(result.cards), "ok")
+    for line in result.announcements:
+        flash(f"公示：{line}", "red")
+    return _back("console.players")
+
+
+# ---------------------------------------------------------------------------------------------
+# Day and night
+
+
+@console_bp.get("/day")
+@director_required
+def day_night() -> str:
+    """Tally, night actions, closing the day or night, announcements to paste."""
+    return _page(
+        "console/day.html",
+        _build=lambda session, row, game: service.day_and_night(session, row, game),
+    )
+
+
+@console_bp.post("/day/close")
+@director_required
+def close_day() -> BaseResponse:
+    """关门: tally, vote result, 潜水/未投票 yellows."""
+    try:
+        result = service.close_current_day(
+            _director_game(),
+            accelerated=request.form.get("accelerated") == "1",
+            review=request.form.get("review") == "1",
+            actor_label=_actor(),
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.day_night")
+    day = result["closed"]["day"]
+    flash(
+        f"第{day}天已关门：固定判罚{len(result['cards'])}张，待审{len(result['suggestions'])}条",
+        "ok",
+    )
+    for ejected in result["ejected"]:
+        for line in ejected.get("announcements", []):
+            flash(f"公示：{line}", "red")
+    return _back("console.day_night")
+
+
+@console_bp.post("/night/close")
+@director_required
+def close_night() -> BaseResponse:
+    """End the night and resolve it."""
+    try:
+        lines = service.close_current_night(_director_game(), actor_label=_actor())
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.day_night")
+    flash("夜晚已结算", "ok")
+    for line in lines:
+        flash(f"公示：{line}", "info")
+    return _back("console.day_night")
+
+
+@console_bp.post("/action")
+@director_required
+def night_action() -> BaseResponse:
+    """A night skill or a required decision entered by the director."""
+    try:
+        lines = service.apply_skill(
+            _director_game(),
+            actor=request.form.get("actor", ""),
+            skill=request.form.get("skill", ""),
+            target=optional_target(request.form.get("target")),
+            actor_label=_actor(),
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.day_night")
+    flash(f"已记录：{request.form.get('actor', '')}的行动", "ok")
+    for line in lines:
+        flash(f"公示：{line}", "info")
+    return _back("console.day_night")
+
+
+@console_bp.post("/proxy")
+@director_required
+def proxy() -> BaseResponse:
+    """代投 for a voter who asked the director."""
+    voter = request.form.get("voter", "")
+    try:
+        service.proxy_vote(
+            _director_game(),
+            voter=voter,
+            target=optional_target(request.form.get("target")),
+            actor_label=_actor(),
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.day_night")
+    flash(f"已代投：{voter}", "ok")
+    return _back("console.day_night")
+
+
+# ---------------------------------------------------------------------------------------------
+# Timeline
+
+
+@console_bp.get("/timeline")
+@director_required
+def timeline() -> str:
+    """The game day by day, with the posts-and-cards chart."""
+
+    def build(session: Any, row: Any, game: Any) -> dict[str, Any]:
+        data = service.timeline(session, row, game)
+        chart = data["chart"]
+        data["svg"] = activity_chart(
+            chart["characters"],
+            chart["days"],
+            chart["posts"],
+            chart["cards"],
+            threshold=chart["threshold"],
+            out=chart["out"],
+        )
+        return data
+
+    return _page("console/timeline.html", _build=build)
+
+
+def page_not_found() -> tuple[str, int]:
+    """The console's own 404 page."""
+    return render_template("console/error.html", game=None, message="页面不存在"), 404
+
+
+__all__ = ["Response", "console_bp"]

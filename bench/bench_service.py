@@ -1,0 +1,319 @@
+"""Referee service throughput: gunicorn on loopback, load from a separate process.
+
+The server is ``gunicorn 'api:create_app()'`` on 127.0.0.1 (a free port) over a fresh SQLite file
+(the default backend) with the trained model if ``var/model.skops`` exists. A separate Python
+process drives it with keep-alive ``http.client`` connections from a few threads, each phase
+bounded in time and in request count. Measured in the same run:
+
+* ``GET /healthz`` — the trivial endpoint, the yardstick for what the stack itself costs;
+* single posts — one screened post per ``POST /api/games/{id}/posts``;
+* batches — 100 screened posts per request.
+
+Posts are realistic game talk with a share of offending ones, unique forum ids, spread over a few
+games the way one service hosts several forums' games.
+
+Run alone: ``python -m bench.bench_service`` (prints the results as JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYERS = [f"玩家{i}" for i in range(1, 13)]
+GAMES = 4
+BATCH = 100
+WORKERS = 2  # the machine has 2 cores
+THREADS = 4
+PHASE_SECONDS = {"healthz": 3.0, "single": 6.0, "batch": 6.0}
+MAX_REQUESTS = {"healthz": 50_000, "single": 20_000, "batch": 2_000}
+CLIENT_THREADS = {"healthz": 8, "single": 8, "batch": 4}
+
+CLEAN = [
+    "昨晚被刀的是{a}，今天查杀{b}，金水是{c}",
+    "我觉得{a}的发言有点划水，站边{b}",
+    "{a}悍跳预言家的可能性很大，警徽流先验{b}",
+    "投{a}吧，他昨天倒钩的痕迹太明显了",
+    "同意楼上，{b}和{c}像是一个阵营的",
+    "今天先听听{a}怎么解释昨晚的刀法",
+]
+OFFENDING = [
+    "{a}你个ＳＢ，别乱跳",
+    "我拿人格担保我是好人",
+    "我上一场也是这个马甲",
+    "[color=#FF0000]我是预言家[/color]",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _body(i: int) -> str:
+    a, b, c = PLAYERS[i % 12], PLAYERS[(i * 7 + 3) % 12], PLAYERS[(i * 5 + 1) % 12]
+    pool = OFFENDING if i % 10 == 0 else CLEAN
+    return pool[i % len(pool)].format(a=a, b=b, c=c)
+
+
+def _post(prefix: str, i: int) -> dict[str, Any]:
+    return {
+        "forum_post_id": f"{prefix}-{i}",
+        "author": PLAYERS[i % 12],
+        "thread": "discussion",
+        "day": 1,
+        "body": _body(i),
+        "posted_at": "2026-11-29T20:00:00+08:00",
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# The load process
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def load(port: int, phase: str, games: list[dict[str, str]]) -> dict[str, Any]:
+    """Drive one phase from this process; return throughput and latency percentiles."""
+    import http.client
+    import threading
+
+    deadline = time.perf_counter() + PHASE_SECONDS[phase]
+    budget = MAX_REQUESTS[phase]
+    lock = threading.Lock()
+    issued = [0]
+    latencies: list[float] = []
+    errors: list[str] = []
+    posts_done = [0]
+
+    def worker(tid: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        n = 0
+        while time.perf_counter() < deadline:
+            with lock:
+                if issued[0] >= budget:
+                    break
+                issued[0] += 1
+                seq = issued[0]
+            game = games[seq % len(games)]
+            headers = {"Content-Type": "application/json"}
+            if phase == "healthz":
+                method, path, data, count = "GET", "/healthz", None, 0
+            else:
+                headers["Authorization"] = f"Bearer {game['token']}"
+                path = f"/api/games/{game['id']}/posts"
+                method = "POST"
+                prefix = f"{phase}-{tid}-{n}"
+                if phase == "single":
+                    payload: Any = _post(prefix, seq)
+                    count = 1
+                else:
+                    payload = {"posts": [_post(prefix, seq * BATCH + k) for k in range(BATCH)]}
+                    count = BATCH
+                data = json.dumps(payload, ensure_ascii=False).encode()
+            n += 1
+            start = time.perf_counter()
+            try:
+                conn.request(method, path, body=data, headers=headers)
+                response = conn.getresponse()
+                response.read()
+                status = response.status
+            except (OSError, http.client.HTTPException) as exc:
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                with lock:
+                    errors.append(type(exc).__name__)
+                continue
+            elapsed = time.perf_counter() - start
+            with lock:
+                if status == 200:
+                    latencies.append(elapsed)
+                    posts_done[0] += count
+                else:
+                    errors.append(str(status))
+        conn.close()
+
+    began = time.perf_counter()
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(CLIENT_THREADS[phase])]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - began
+    return {
+        "phase": phase,
+        "requests": len(latencies),
+        "posts": posts_done[0],
+        "seconds": wall,
+        "requests_per_s": len(latencies) / wall,
+        "posts_per_s": posts_done[0] / wall,
+        "p50_ms": _percentile(latencies, 0.50) * 1000,
+        "p99_ms": _percentile(latencies, 0.99) * 1000,
+        "errors": len(errors),
+        "error_kinds": sorted(set(errors))[:5],
+    }
+
+
+def _load_main(argv: list[str]) -> int:
+    port, phase, games_json = int(argv[0]), argv[1], argv[2]
+    print(json.dumps(load(port, phase, json.loads(games_json))))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# The server and the run
+
+
+def _request(port: int, method: str, path: str, body: Any = None, token: str = "") -> Any:
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    conn.request(method, path, body=None if body is None else json.dumps(body).encode(),
+                 headers=headers)  # fmt: skip
+    response = conn.getresponse()
+    data = json.loads(response.read() or b"null")
+    conn.close()
+    return data
+
+
+def measure() -> dict[str, dict[str, Any]]:
+    """Start gunicorn, run every phase from a separate load process, stop gunicorn."""
+    tmp = Path(tempfile.mkdtemp(prefix="bansha-bench-"))
+    url = f"sqlite:///{tmp / 'bench.sqlite3'}"
+    sys.path.insert(0, str(ROOT))
+    from models.migrate import upgrade
+
+    upgrade(url)
+    port = _free_port()
+    env = {**os.environ, "DATABASE_URL": url, "BANSHA_RATE_LIMIT": "1000000000/60"}
+    gunicorn = shutil.which("gunicorn", path=str(Path(sys.executable).parent)) or "gunicorn"
+    server = subprocess.Popen(
+        [gunicorn, "-w", str(WORKERS), "-k", "gthread", "--threads", str(THREADS),
+         "-b", f"127.0.0.1:{port}", "--log-level", "warning", "api:create_app()"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        for _ in range(200):
+            try:
+                if _request(port, "GET", "/healthz") == {"status": "ok"}:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise RuntimeError("gunicorn did not start")
+        games = []
+        for g in range(GAMES):
+            created = _request(port, "POST", "/api/games", {"ruleset": "m72", "players": PLAYERS,
+                                                            "seed": f"bench-{g}"})  # fmt: skip
+            games.append({"id": created["id"], "token": created["director_token"]})
+        # warm every worker's screener and model once
+        for g in games:
+            for k in range(4):
+                _request(port, "POST", f"/api/games/{g['id']}/posts", _post(f"warm-{k}", k),
+                         g["token"])  # fmt: skip
+        results = {}
+        for phase in ("healthz", "single", "batch"):
+            out = subprocess.run(
+                [sys.executable, "-m", "bench.bench_service", "--load", str(port), phase,
+                 json.dumps(games)],
+                cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+            )  # fmt: skip
+            results[phase] = json.loads(out.stdout)
+        return results
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run() -> list[dict[str, Any]]:
+    """The service benchmark in ``bench.run``'s format."""
+    r = measure()
+    h, s, b = r["healthz"], r["single"], r["batch"]
+    setup = (
+        f"gunicorn -w {WORKERS} -k gthread --threads {THREADS}, SQLite, loopback; load process: "
+        f"{CLIENT_THREADS['single']} keep-alive client threads"
+    )
+    ref = "GET /healthz (trivial endpoint), same server, same run"
+    return [
+        {
+            "name": "service: single screened posts per second",
+            "value": round(s["posts_per_s"], 1),
+            "unit": "posts/s",
+            "reference": ref + " (requests/s)",
+            "reference_value": round(h["requests_per_s"], 1),
+            "higher_is_better": True,
+            "note": f"goal >= 1000; {s['requests']} requests, {s['errors']} errors; {setup}",
+        },
+        {
+            "name": "service: single post p50 latency",
+            "value": round(s["p50_ms"], 2),
+            "unit": "ms",
+            "reference": ref + " (p50)",
+            "reference_value": round(h["p50_ms"], 2),
+            "higher_is_better": False,
+        },
+        {
+            "name": "service: single post p99 latency",
+            "value": round(s["p99_ms"], 2),
+            "unit": "ms",
+            "reference": ref + " (p99)",
+            "reference_value": round(h["p99_ms"], 2),
+            "higher_is_better": False,
+            "note": "goal < 25 ms",
+        },
+        {
+            "name": f"service: batched screened posts per second ({BATCH} per request)",
+            "value": round(b["posts_per_s"], 1),
+            "unit": "posts/s",
+            "reference": ref + " (requests/s)",
+            "reference_value": round(h["requests_per_s"], 1),
+            "higher_is_better": True,
+            "note": f"goal >= 10000; {b['requests']} requests, {b['errors']} errors; "
+            f"{CLIENT_THREADS['batch']} client threads",
+        },
+        {
+            "name": f"service: batch of {BATCH} posts p50 latency",
+            "value": round(b["p50_ms"], 2),
+            "unit": "ms",
+            "reference": ref + " (p50)",
+            "reference_value": round(h["p50_ms"], 2),
+            "higher_is_better": False,
+        },
+        {
+            "name": f"service: batch of {BATCH} posts p99 latency",
+            "value": round(b["p99_ms"], 2),
+            "unit": "ms",
+            "reference": ref + " (p99)",
+            "reference_value": round(h["p99_ms"], 2),
+            "higher_is_better": False,
+        },
+    ]
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--load":
+        sys.exit(_load_main(sys.argv[2:]))
+    print(json.dumps(measure(), indent=2, ensure_ascii=False))

@@ -1,0 +1,434 @@
+"""YAML game scripts: a whole game written down, replayable step by step.
+
+Format (full reference: docs/game-script.md)::
+
+    ruleset: m72
+    seed: "m72-demo"
+    players: [饺子, 包子, ...]            # characters in seating order (or {character, player})
+    roles: {饺子: wolf}                    # optional, some or all roles fixed
+    aliases: {饺子: [jiaozi]}              # optional, names accepted in vote posts
+    setup: [...]                           # optional steps before day 1 (wa004 true love)
+    days:
+      - day: 1
+        date: 2026-11-01                   # lets steps write only "HH:MM"
+        closes: "22:00"
+        steps: [...]                       # the day: posts, votes, cards, substitutions...
+        after_close: [...]                 # after the tally: 殉职, 最后一枪, 传位, 遗言
+        night: [...]                       # night skills
+        after_night: [...]                 # decisions the night's deaths require
+    expect: {winner: villagers, eliminated: [包子, 饺子]}
+
+Each step is a mapping with one action key (``post``, ``vote``, ``skill``, ``eject``,
+``substitute``, ``last_words``, ``accelerate``, ``deadline``, ``declare_lost``) and optionally
+``at``. A step that breaks a rule is a :class:`~game_rules.errors.ScriptError` naming the file,
+line and step, unless it says ``expect_error: <rule>``. Vote posts that are invalid (废票) or
+rejected by the vote rules are not errors: they are reported as notes, as the seeds prescribe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from game_rules.actions import (
+    Action,
+    CastVote,
+    CloseDay,
+    DeadlinePassed,
+    DeclareFactionLost,
+    Eject,
+    EndNight,
+    LeaveLastWords,
+    ScheduleDay,
+    Substitute,
+    UseSkill,
+)
+from game_rules.errors import GameRuleError, ScriptError
+from game_rules.game import Game, new_game
+from game_rules.state import DAY, NIGHT
+from game_rules.votes import InvalidVoteError, VoteRejectedError, parse_vote
+
+LINE_KEY = "__line__"
+STEP_KINDS = (
+    "post",
+    "vote",
+    "skill",
+    "eject",
+    "substitute",
+    "last_words",
+    "accelerate",
+    "deadline",
+    "declare_lost",
+)
+# night skill -> key of the ruleset's ``deadlines`` (minutes after 关门)
+DEADLINE_KEYS = {
+    "slander": "crow",
+    "extra_kill": "kill",
+    "propose": "kill",
+    "duel": "kill",
+    "duel_agree": "kill",
+    "save": "witch",
+    "poison": "witch",
+}
+
+
+class _LineLoader(yaml.SafeLoader):
+    """A safe loader that remembers each mapping's line (for error messages)."""
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    mapping = loader.construct_mapping(node, deep=True)
+    mapping[LINE_KEY] = node.start_mark.line + 1
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+# timestamps stay strings: the script's own rules (date + "HH:MM") apply, not YAML 1.1's
+_LineLoader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+@dataclass
+class ReplayResult:
+    """A replayed script: the game, notes (废票, missed deadlines...) and expectation failures."""
+
+    game: Game
+    notes: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: announcements by day, notes, outcome, expectation failures."""
+        view = self.game.public_view()
+        return {
+            "ruleset": self.game.ruleset_id,
+            "characters": list(self.game.characters),
+            "commitment": view.commitment,
+            "announcements": {str(d): lines for d, lines in view.by_day().items()},
+            "notes": list(self.notes),
+            "outcome": self.game.outcome().to_dict(),
+            "expectation_failures": list(self.failures),
+        }
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items() if k != LINE_KEY}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
+def load_script(path: str | Path) -> dict[str, Any]:
+    """Read a script file (mappings carry their line under ``__line__``)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ScriptError(str(p), f"cannot read: {exc.strerror or exc}") from exc
+    try:
+        data = yaml.load(text, Loader=_LineLoader)  # a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{p}:{mark.line + 1}" if mark is not None else str(p)
+        raise ScriptError(where, f"not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+    if not isinstance(data, dict):
+        raise ScriptError(str(p), "a game script must be a mapping")
+    return data
+
+
+class _Runner:
+    def __init__(self, data: Mapping[str, Any], source: str) -> None:
+        self.data = data
+        self.source = source
+        self.notes: list[str] = []
+        self.date: date | None = None
+        self.closes: datetime | None = None
+
+    def where(self, node: Any, label: str) -> str:
+        line = node.get(LINE_KEY) if isinstance(node, Mapping) else None
+        return f"{self.source}:{line}: {label}" if line else f"{self.source}: {label}"
+
+    def fail(self, node: Any, label: str, message: str) -> ScriptError:
+        return ScriptError(self.where(node, label), message)
+
+    # -- set-up ------------------------------------------------------------------------------
+    def create(self) -> Game:
+        d = self.data
+        for key in ("ruleset", "players"):
+            if key not in d:
+                raise self.fail(d, "script", f"missing key {key!r}")
+        characters: list[str] = []
+        players: dict[str, str] = {}
+        raw_players = d["players"]
+        if not isinstance(raw_players, list):
+            raise self.fail(d, "players", "players must be a list")
+        for i, item in enumerate(raw_players, 1):
+            if isinstance(item, Mapping):
+                name = str(item.get("character", ""))
+                if item.get("player"):
+                    players[name] = str(item["player"])
+            else:
+                name = str(item)
+            if not name:
+                raise self.fail(item, f"players[{i}]", "empty character name")
+            characters.append(name)
+        roles = _clean(d.get("roles") or {})
+        params = _clean(d.get("params") or {}) or None
+        try:
+            return new_game(
+                str(d["ruleset"]),
+                characters,
+                seed=str(d["seed"]) if d.get("seed") is not None else None,
+                params=params,
+                roles={str(k): str(v) for k, v in roles.items()},
+                players=players,
+            )
+        except GameRuleError as exc:
+            raise self.fail(d, "game set-up", exc.message) from exc
+
+    # -- times -------------------------------------------------------------------------------
+    def when(self, value: Any, node: Any, label: str, *, after: datetime | None = None) -> datetime:
+        if isinstance(value, datetime):
+            return value.replace(tzinfo=None)
+        text = str(value).strip()
+        if len(text) <= 5 and ":" in text and self.date is None:
+            raise self.fail(node, label, f"time {text!r} needs the day's 'date'")
+        try:
+            if len(text) <= 5 and ":" in text and self.date is not None:
+                t = time.fromisoformat(text if len(text) == 5 else f"0{text}")
+                moment = datetime.combine(self.date, t)
+                if after is not None and moment < after:
+                    moment += timedelta(days=1)  # past midnight
+                return moment
+            return datetime.fromisoformat(text).replace(tzinfo=None)
+        except ValueError as exc:
+            raise self.fail(node, label, f"bad time {text!r}") from exc
+
+    # -- steps -------------------------------------------------------------------------------
+    def run_steps(self, game: Game, steps: Any, label: str, *, at_night: bool = False) -> None:
+        if steps is None:
+            return
+        if not isinstance(steps, list):
+            raise self.fail(steps, label, "steps must be a list")
+        for i, step in enumerate(steps, 1):
+            name = f"{label} step {i}"
+            if not isinstance(step, Mapping):
+                raise self.fail(steps, name, "each step must be a mapping")
+            kinds = [k for k in STEP_KINDS if k in step]
+            if len(kinds) != 1:
+                raise self.fail(step, name, f"a step needs exactly one of {', '.join(STEP_KINDS)}")
+            if game.state.ended:
+                raise self.fail(step, name, "the game has already ended")
+            kind = kinds[0]
+            at = (
+                self.when(step["at"], step, name, after=self.closes if at_night else None)
+                if ("at" in step)
+                else None
+            )
+            action = self.action(game, kind, step[kind], at, step, name, at_night=at_night)
+            if action is None:
+                continue
+            expected = step.get("expect_error")
+            try:
+                game.apply(action)
+            except GameRuleError as exc:
+                if expected is not None and exc.rule == expected:
+                    continue
+                # a post is what a player wrote in the thread: a rejected one is just not counted
+                if kind == "post" or (
+                    kind == "vote" and isinstance(exc, InvalidVoteError | VoteRejectedError)
+                ):
+                    self.notes.append(f"{self.where(step, name)}: 票无效：{exc.message}")
+                    continue
+                raise self.fail(step, name, f"[{exc.rule}] {exc.message}") from exc
+                if expected is not None and exc.rule == expected:
+                    continue
+                raise self.fail(step, name, f"[{exc.rule}] {exc.message}") from exc
+            else:
+                if expected is not None:
+                    raise self.fail(step, name, f"expected error {expected!r}, none raised")
+
+    def action(
+        self,
+        game: Game,
+        kind: str,
+        body: Any,
+        at: datetime | None,
+        node: Any,
+        name: str,
+        *,
+        at_night: bool,
+    ) -> Action | None:
+        b = body if isinstance(body, Mapping) else {}
+
+        def need(key: str) -> Any:
+            if key not in b:
+                raise self.fail(node, name, f"{kind}: missing {key!r}")
+            return b[key]
+
+        if kind == "post":
+            voter = str(need("by"))
+            aliases = _clean(self.data.get("aliases") or {})
+            candidates = {c: aliases.get(c, []) for c in game.state.living()}
+            try:
+                parsed = parse_vote(str(need("text")), candidates)
+            except InvalidVoteError as exc:
+                self.notes.append(
+                    f"{self.where(node, name)}: {voter}的投票无效（废票）：{exc.message}"
+                )
+                return None
+            return CastVote(
+                voter,
+                parsed.target,
+                at=at,
+                is_change=parsed.is_change,
+                post_id=_opt(b.get("post_id")),
+                reason=parsed.reason,
+                replies_to=_opt(b.get("replies_to")),
+            )
+        if kind == "vote":
+            requested = b.get("requested_at")
+            return CastVote(
+                str(need("by")),
+                _opt(need("target")),
+                at=at,
+                proxy=bool(b.get("proxy", False)),
+                is_change=bool(b.get("change", False)),
+                post_id=_opt(b.get("post_id")),
+                replies_to=_opt(b.get("replies_to")),
+                requested_at=self.when(requested, node, name) if requested else None,
+                conditional=bool(b.get("conditional", False)),
+            )
+        if kind == "skill":
+            skill = str(need("use"))
+            if at_night and at is not None and self.closes is not None:
+                key = DEADLINE_KEYS.get(skill, skill)
+                minutes = game.params.deadlines.get(key)
+                if minutes is not None and at > self.closes + timedelta(minutes=minutes):
+                    self.notes.append(
+                        f"{self.where(node, name)}: {b.get('by')}的<{skill}>超过行动时限"
+                        f"（关门后{minutes}分钟），视为放弃"
+                    )
+                    return None
+            return UseSkill(
+                str(need("by")),
+                skill,
+                _opt(b.get("target")),
+                reason=_opt(b.get("reason")),
+                choice=_opt(b.get("choice")),
+            )
+        if kind == "eject":
+            return Eject(
+                str(need("character")), str(need("cause")), bool(b.get("faction_loses", False))
+            )
+        if kind == "substitute":
+            return Substitute(str(need("character")), str(need("player")))
+        if kind == "last_words":
+            return LeaveLastWords(str(need("by")), _opt(b.get("text")))
+        if kind == "accelerate":
+            return ScheduleDay(accelerated=bool(body))
+        if kind == "deadline":
+            return DeadlinePassed()
+        if kind == "declare_lost":
+            return DeclareFactionLost(str(need("faction")), str(need("reason")))
+        raise self.fail(node, name, f"unknown step {kind!r}")  # pragma: no cover
+
+    def apply(self, game: Game, action: Action, node: Any, label: str) -> None:
+        try:
+            game.apply(action)
+        except GameRuleError as exc:
+            raise self.fail(node, label, f"[{exc.rule}] {exc.message}") from exc
+
+    # -- the game ----------------------------------------------------------------------------
+    def run(self) -> ReplayResult:
+        game = self.create()
+        self.run_steps(game, self.data.get("setup"), "setup")
+        days = self.data.get("days") or []
+        if not isinstance(days, list):
+            raise self.fail(self.data, "days", "days must be a list")
+        for entry in days:
+            if game.state.ended:
+                raise self.fail(entry, "days", "the game ended before this day")
+            self.run_day(game, entry)
+        result = ReplayResult(game, self.notes)
+        result.failures = self.check(game, self.data.get("expect"))
+        return result
+
+    def run_day(self, game: Game, entry: Any) -> None:
+        if not isinstance(entry, Mapping) or "day" not in entry:
+            raise self.fail(entry, "days", "each day needs 'day: N'")
+        n = int(entry["day"])
+        label = f"day {n}"
+        state = game.state
+        if state.phase == NIGHT and state.day == n - 1 and not state.decisions:
+            # the previous entry wrote no night: nobody acted (视为放弃)
+            self.apply(game, EndNight(), entry, f"night {n - 1} end")
+            if state.decisions:
+                raise self.fail(entry, f"night {n - 1}", _open(game) + "; add them to after_night")
+        if state.phase != DAY or state.day != n:
+            raise self.fail(entry, label, f"the game is at {state.phase} {state.day}, not day {n}")
+        self.date = date.fromisoformat(str(entry["date"])) if entry.get("date") else None
+        self.closes = self.when(entry["closes"], entry, label) if entry.get("closes") else None
+        if self.closes is not None:
+            self.apply(game, ScheduleDay(closes_at=self.closes), entry, label)
+        self.run_steps(game, entry.get("steps"), label)
+        if state.ended:
+            return
+        if state.phase == DAY and not state.flags.get("day_closed"):
+            self.apply(game, CloseDay(at=self.closes), entry, f"{label} close")
+        self.run_steps(game, entry.get("after_close"), f"{label} after close")
+        if state.ended:
+            return
+        if state.decisions:
+            raise self.fail(entry, label, _open(game) + "; add them to after_close or a deadline")
+        if "night" not in entry and "after_night" not in entry:
+            return
+        self.run_steps(game, entry.get("night"), f"night {n}", at_night=True)
+        if state.ended:
+            return
+        if state.phase == NIGHT and not state.flags.get("night_closed"):
+            self.apply(game, EndNight(), entry, f"night {n} end")
+        self.run_steps(game, entry.get("after_night"), f"night {n} after")
+        if not state.ended and state.decisions:
+            raise self.fail(entry, f"night {n}", _open(game) + "; add them to after_night")
+
+    def check(self, game: Game, expect: Any) -> list[str]:
+        if not expect:
+            return []
+        failures: list[str] = []
+        outcome = game.outcome()
+        if "winner" in expect and expect["winner"] != outcome.winner:
+            failures.append(f"winner: expected {expect['winner']}, got {outcome.winner}")
+        if "eliminated" in expect:
+            got = [e.character for e in outcome.eliminations]
+            if list(expect["eliminated"]) != got:
+                failures.append(f"eliminated: expected {expect['eliminated']}, got {got}")
+        if "sheriff" in expect and expect["sheriff"] != game.state.sheriff:
+            failures.append(f"sheriff: expected {expect['sheriff']}, got {game.state.sheriff}")
+        return failures
+
+
+def _opt(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _open(game: Game) -> str:
+    pending = ", ".join(f"{a}: {d}" for a, d in game.state.decisions)
+    return f"decisions still open ({pending})"
+
+
+def run_script(data: Mapping[str, Any], source: str = "<script>") -> ReplayResult:
+    """Replay a loaded script (see :func:`load_script`)."""
+    return _Runner(data, source).run()
+
+
+def replay_file(path: str | Path) -> ReplayResult:
+    """Load and replay a script file."""
+    return run_script(load_script(path), str(path))

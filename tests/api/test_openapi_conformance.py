@@ -1,0 +1,70 @@
+"""Every success response fits the response schema the OpenAPI document declares for it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+
+from api.openapi import ENDPOINTS
+from api.schema import Obj, Str
+
+
+class CheckingClient:
+    """Calls the app and validates each response against the declared schema."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.client = app.test_client()
+        self.adapter = app.url_map.bind("localhost")
+        self.specs = {(e.method, e.rule): e for e in ENDPOINTS}
+        self.checked: set[tuple[str, str]] = set()
+
+    def __call__(self, method: str, path: str, token: str | None = None, json: Any = None) -> Any:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        response = self.client.open(path, method=method, json=json, headers=headers)
+        rule, _ = self.adapter.match(path.split("?")[0], method, return_rule=True)
+        spec = self.specs[(method, rule.rule)]
+        body = response.get_json()
+        if response.status_code == spec.status:
+            assert spec.response is not None
+            spec.response.validate(body)  # raises SchemaError naming the field
+            self.checked.add((method, rule.rule))
+        else:
+            assert response.status_code in spec.errors, (path, response.status_code, body)
+            Obj({"error": Obj({"code": Str(), "message": Str(), "rule": Str(), "path": Str()},
+                              required=("code", "message"))}).validate(body)  # fmt: skip
+        return body
+
+
+def test_responses_match_the_openapi_schemas(app: Flask, api: Any) -> None:
+    call = CheckingClient(app)
+    game = call("POST", "/api/games", None, {"ruleset": "m72", "players": api.M72_PLAYERS,
+                                             "roles": api.M72_ROLES, "seed": "x"})  # fmt: skip
+    gid, token = game["id"], game["director_token"]
+    call("POST", "/api/games", None, {"ruleset": "m72", "players": ["a"]})  # 400
+    posted = call("POST", f"/api/games/{gid}/posts", token, api.post_body("软件11", "你个ＳＢ"))
+    call("POST", f"/api/games/{gid}/posts", token,
+         {"posts": [api.post_body("软件1", "投票对象：软件11\n投票理由：x", thread="vote"),
+                    api.post_body("软件2", "顶")]})  # fmt: skip
+    call("GET", f"/api/games/{gid}/suggestions", token)
+    call("GET", f"/api/games/{gid}/suggestions?status=all", token)
+    call("POST", f"/api/suggestions/{posted['suggestion']['id']}/decision", token,
+         {"action": "change", "colour": "yellow", "note": "x"})  # fmt: skip
+    call("POST", f"/api/suggestions/{posted['suggestion']['id']}/decision", token,
+         {"action": "confirm"})  # 409  # fmt: skip
+    red = {"character": "软件12", "colour": "red", "category": "cheating", "reason": "作弊"}
+    call("POST", f"/api/games/{gid}/cards", token, red)
+    call("GET", f"/api/games/{gid}/cards", token)
+    call("POST", f"/api/games/{gid}/actions", token, {"type": "schedule_day", "accelerated": False})
+    call("POST", f"/api/games/{gid}/advance", token, {"close": "day", "review_penalties": True})
+    call("POST", f"/api/games/{gid}/actions", token,
+         {"type": "skill", "actor": "软件6", "skill": "divine", "target": "软件1"})  # fmt: skip
+    again = {"type": "skill", "actor": "软件6", "skill": "divine", "target": "软件2"}
+    call("POST", f"/api/games/{gid}/actions", token, again)  # 409
+    call("POST", f"/api/games/{gid}/advance", token, {"close": "night"})
+    call("GET", f"/api/games/{gid}/announcements")
+    call("GET", f"/api/games/{gid}/view")
+    call("GET", f"/api/games/{gid}/view", game["player_tokens"]["软件6"])
+    call("GET", f"/api/games/{gid}/view", token)
+    assert call.checked == {(e.method, e.rule) for e in ENDPOINTS}

@@ -1,0 +1,117 @@
+"""Property tests: many random full games per ruleset through the public API.
+
+Default: a modest number of games per ruleset so the suite stays fast. Run thousands with
+``BANSHA_GAMES=2000 .venv/bin/pytest tests/game_rules/test_properties.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from game_rules import Game
+from game_rules.events import (
+    ActionTaken,
+    Eliminated,
+    Event,
+    FlagSet,
+    GameStarted,
+    StatusSet,
+    Told,
+    VoteCast,
+)
+from game_rules.simulation import RandomPolicy, play_random_game
+
+GAMES = int(os.environ.get("BANSHA_GAMES", "40"))
+RULESETS = ["m72", "m08", "m08_12"]
+# decisions are taken by characters already out (最后一枪, 殉职, 传位)
+DECISION_SKILLS = {"shoot", "succession", "leader_succession"}
+
+policies = st.builds(
+    RandomPolicy,
+    act_at_night=st.floats(0.3, 1.0),
+    change_vote=st.floats(0.0, 0.5),
+    abstain=st.floats(0.0, 0.3),
+    eject=st.sampled_from([0.0, 0.02, 0.1]),
+    substitute=st.sampled_from([0.0, 0.05]),
+    last_words=st.floats(0.0, 1.0),
+    miss_deadline=st.floats(0.0, 0.5),
+)
+game_settings = settings(
+    max_examples=GAMES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def check_invariants(game: Game) -> None:
+    state = game.state
+    # the game ends, with exactly one winner
+    assert state.ended, "random game did not end"
+    assert state.winner in game.params.factions
+    assert list(state.results.values()).count("win") == 1
+    assert state.results[state.winner] == "win"
+    # eliminated at most once; the dead never vote, act, or get targeted
+    alive = set(game.characters)
+    seen: set[str] = set()
+    for e in game.log:
+        if isinstance(e, Eliminated):
+            assert e.character not in seen, f"{e.character} eliminated twice"
+            seen.add(e.character)
+            alive.discard(e.character)
+        elif isinstance(e, VoteCast):
+            assert e.voter in alive and (e.target is None or e.target in alive)
+        elif isinstance(e, ActionTaken):
+            if e.skill not in DECISION_SKILLS:
+                assert e.actor in alive, f"dead {e.actor} used {e.skill}"
+            assert e.target is None or e.target in alive, f"dead target {e.target}"
+    assert alive == state.alive
+    # the log rebuilds the same state, also through JSON
+    dicts = json.loads(json.dumps(game.event_dicts(), ensure_ascii=False))
+    rebuilt = Game.rebuild(game.ruleset_id, None, game.seed_revealed or "", game.characters, dicts)
+    assert rebuilt.state.snapshot() == state.snapshot()
+    assert rebuilt.outcome() == game.outcome()
+    # views leak nothing the rules do not grant
+    public = game.public_view()
+    private_types = (Told, ActionTaken, VoteCast, GameStarted, StatusSet, FlagSet)
+    assert not any(isinstance(e, private_types) for e in public.events)
+    for c in game.characters:
+        view = game.character_view(c)
+        for e in view.events:
+            assert e.seen_by(c)
+            assert not isinstance(e, GameStarted | StatusSet | FlagSet)
+        if game.params.id.startswith("m72") and state.roles[c].startswith("crow"):
+            assert view.role == "crow"
+        _no_foreign_roles(game, c, view.events)
+
+
+def _no_foreign_roles(game: Game, character: str, events: tuple[Event, ...]) -> None:
+    """Only wolves (and the M72 pack) learn teammates' roles."""
+    team_messages = [e for e in events if isinstance(e, Told) and e.kind == "team"]
+    if team_messages:
+        assert game.state.params.roles[game.state.roles[character]].traits.get("wolf")
+
+
+@game_settings
+@given(seed=st.integers(0, 2**31), policy=policies)
+def test_random_m72_games(seed: int, policy: RandomPolicy) -> None:
+    check_invariants(play_random_game("m72", seed, policy=policy))
+
+
+@game_settings
+@given(seed=st.integers(0, 2**31), policy=policies)
+def test_random_m08_games(seed: int, policy: RandomPolicy) -> None:
+    check_invariants(play_random_game("m08", seed, policy=policy))
+
+
+@game_settings
+@given(seed=st.integers(0, 2**31), policy=policies)
+def test_random_m08_12_games(seed: int, policy: RandomPolicy) -> None:
+    check_invariants(play_random_game("m08_12", seed, policy=policy))
+
+
+def test_same_seed_same_game() -> None:
+    a = play_random_game("m72", 123)
+    b = play_random_game("m72", 123)
+    assert a.event_dicts() == b.event_dicts()

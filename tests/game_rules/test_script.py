@@ -1,0 +1,179 @@
+"""Game scripts and ``bansha replay``: the examples replay to their documented outcome."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from game_rules import ScriptError
+from game_rules.cli import replay_main
+from game_rules.script import replay_file, run_script
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def test_m72_example_replays_to_its_outcome() -> None:
+    result = replay_file(EXAMPLES / "m72.yaml")
+    assert result.failures == []
+    outcome = result.game.outcome()
+    assert outcome.winner == "villagers"
+    assert [e.character for e in outcome.eliminations] == ["抖音", "微博", "淘宝", "百度", "微信"]
+    assert [e.cause for e in outcome.eliminations] == [
+        "divined",
+        "vote",
+        "red_card",
+        "kill",
+        "vote",
+    ]
+    assert outcome.seed == "m72-example-2026-11"
+    assert any("废票" in n for n in result.notes)  # 滴滴's vote without a reason
+    assert any("超过行动时限" in n for n in result.notes)  # the late crow
+
+
+def test_m08_example_replays_to_its_outcome() -> None:
+    result = replay_file(EXAMPLES / "m08.yaml")
+    assert result.failures == []
+    outcome = result.game.outcome()
+    assert outcome.winner == "villagers"
+    assert [e.cause for e in outcome.eliminations] == [
+        "vote", "kill", "shot", "poison", "red_card", "vote",
+    ]  # fmt: skip
+    assert result.game.state.players["花阳"] == "新来的花阳"
+    assert "希成为狼头（争权当选）" in result.game.character_view("绘里").messages()
+
+
+def test_replay_cli_text(capsys: pytest.CaptureFixture[str]) -> None:
+    assert replay_main([str(EXAMPLES / "m72.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "== 第2天 ==" in out and "村民阵营胜利" in out and "微博获得4票" in out
+
+
+def test_replay_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert replay_main([str(EXAMPLES / "m08.yaml"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["outcome"]["winner"] == "villagers"
+    assert "穗乃果当选警长" in doc["announcements"]["1"]
+
+
+def test_replay_through_bansha_dispatcher(capsys: pytest.CaptureFixture[str]) -> None:
+    from bansha.cli import main
+
+    assert main(["replay", str(EXAMPLES / "m08.yaml")]) == 0
+    assert "希被投票出局" in capsys.readouterr().out
+
+
+def test_failed_expectation_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (
+        (EXAMPLES / "m72.yaml")
+        .read_text(encoding="utf-8")
+        .replace("winner: villagers", "winner: wolves")
+    )
+    script = tmp_path / "wrong.yaml"
+    script.write_text(text, encoding="utf-8")
+    assert replay_main([str(script)]) == 1
+    assert "winner: expected wolves, got villagers" in capsys.readouterr().out
+
+
+BASE = """
+ruleset: m08
+seed: s
+players: [A, B, C, D, E, F, G, H, I, J, K]
+roles: {A: wolf, B: wolf, C: wolf, D: wolf, E: seer, F: witch, G: hunter}
+"""
+
+
+def write(tmp_path: Path, body: str) -> Path:
+    p = tmp_path / "game.yaml"
+    p.write_text(BASE + body, encoding="utf-8")
+    return p
+
+
+def test_bad_step_names_file_line_and_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = write(
+        tmp_path,
+        """days:
+  - day: 1
+    steps:
+      - {vote: {by: A, target: B}}
+      - {skill: {by: E, use: divine, target: A}}
+""",
+    )
+    with pytest.raises(ScriptError) as err:
+        replay_file(p)
+    assert f"{p}:10: day 1 step 2" in str(err.value)
+    assert "skill_outside_night" in str(err.value)
+    assert replay_main([str(p)]) == 2
+    assert "day 1 step 2" in capsys.readouterr().err
+
+
+def test_expect_error_lets_a_script_assert_a_rejection(tmp_path: Path) -> None:
+    p = write(
+        tmp_path,
+        """days:
+  - day: 1
+    steps:
+      - {skill: {by: E, use: divine, target: A}, expect_error: skill_outside_night}
+""",
+    )
+    state = replay_file(p).game.state
+    assert (state.phase, state.day) == ("night", 1)  # the day closed as usual
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("days: 5\n", "days must be a list"),
+        ("days:\n  - {steps: []}\n", "each day needs 'day: N'"),
+        ("days:\n  - day: 2\n", "not day 2"),
+        ("days:\n  - day: 1\n    steps:\n      - {frob: 1}\n", "exactly one of"),
+        (
+            "days:\n  - day: 1\n    steps:\n      - {at: '12:00', vote: {by: A, target: B}}\n",
+            "needs the day's 'date'",
+        ),
+        ("days:\n  - day: 1\n    steps:\n      - {vote: {by: A}}\n", "missing 'target'"),
+    ],
+)
+def test_bad_scripts_are_clear_errors(tmp_path: Path, body: str, message: str) -> None:
+    with pytest.raises(ScriptError) as err:
+        replay_file(write(tmp_path, body))
+    assert message in str(err.value)
+
+
+def test_unreadable_and_invalid_yaml(tmp_path: Path) -> None:
+    with pytest.raises(ScriptError) as err:
+        replay_file(tmp_path / "missing.yaml")
+    assert "cannot read" in str(err.value)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ruleset: [m08\n", encoding="utf-8")
+    with pytest.raises(ScriptError) as err:
+        replay_file(bad)
+    assert "not valid YAML" in str(err.value)
+
+
+def test_open_decision_must_be_scripted(tmp_path: Path) -> None:
+    p = write(
+        tmp_path,
+        """days:
+  - day: 1
+    steps:
+      - {vote: {by: A, target: G}}
+  - day: 2
+    steps:
+      - {vote: {by: A, target: G}}
+    night: []
+""",
+    )
+    with pytest.raises(ScriptError) as err:
+        replay_file(p)
+    assert "decisions still open" in str(err.value)
+
+
+def test_script_mapping_without_players_is_an_error() -> None:
+    with pytest.raises(ScriptError) as err:
+        run_script({"ruleset": "m08"}, "inline")
+    assert "missing key 'players'" in str(err.value)

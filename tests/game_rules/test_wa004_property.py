@@ -1,0 +1,108 @@
+"""Random full wa004 games (hypothesis): the invariants of issue 2 hold in every playout.
+
+Modest by default; set ``WA004_PLAYOUTS=5000`` (for example) to play thousands.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from game_rules import CastVote, UseSkill
+from game_rules.actions import Action, Eject, LeaveLastWords, Substitute
+from game_rules.events import ActionTaken, Announced, Eliminated, Told, VoteCast
+from game_rules.game import Game, new_game
+from game_rules.wa004 import events as ev
+from game_rules.wa004.setups import NAMES
+from game_rules.wa004.views import love_view
+
+PLAYOUTS = int(os.environ.get("WA004_PLAYOUTS", "60"))
+MAX_STEPS = 4000
+ROLE_WORDS = ("变节者", "守护者", "单身贵族", "殉情", "烧烤", "尊贵", "捍卫")
+
+
+def actor_of(action: Action) -> str | None:
+    if isinstance(action, UseSkill | LeaveLastWords):
+        return action.actor
+    if isinstance(action, CastVote):
+        return action.voter
+    return None
+
+
+def playout(seed: int, director_rate: float) -> Game:
+    """Play random legal actions until the game ends; check per-step invariants on the way."""
+    rng = random.Random(seed)
+    g = new_game("wa004", NAMES, seed=str(seed))
+    for _ in range(MAX_STEPS):
+        if g.state.ended:
+            break
+        options = [a for c in g.state.living() for a in g.legal_actions(c)]
+        if rng.random() < 0.03 and g.state.phase != "setup":
+            options.append(
+                LeaveLastWords(NAMES[0], "遗言")
+            )  # often illegal: must be refused cleanly
+        if not options or rng.random() < director_rate:
+            options = g.legal_actions(None)
+        roll = rng.random()
+        if roll < 0.01:  # red card, sometimes with the faction judged lost
+            options = [Eject(rng.choice(NAMES), "恶意破坏游戏", faction_loses=roll < 0.002)]
+        elif roll < 0.015:
+            options = [Substitute(rng.choice(NAMES), "替补")]  # a second one is refused
+        action = rng.choice(options)
+        actor = actor_of(action)
+        if actor is not None and not isinstance(action, LeaveLastWords):
+            assert g.state.is_alive(actor), action  # legal_actions never offers the dead
+        before = g.state.snapshot()
+        try:
+            g.apply(action)
+        except ValueError:
+            assert g.state.snapshot() == before  # refused: nothing changed
+    return g
+
+
+def check_log(g: Game) -> None:
+    """Eliminated at most once; the dead never act, vote or get targeted."""
+    out: set[str] = set()
+    for e in g.log:
+        if isinstance(e, Eliminated):
+            assert e.character not in out, e
+            out.add(e.character)
+        elif isinstance(e, ActionTaken):
+            assert e.actor not in out and e.target not in out, e
+        elif isinstance(e, VoteCast):
+            assert e.voter not in out and e.target not in out, e
+        elif isinstance(e, ev.TrueLoveChosen):
+            assert e.actor not in out
+
+
+def check_views(g: Game) -> None:
+    """No role named in public before the end; private texts reach only their addressees."""
+    for a in g.public_view().announcements:
+        if a.kind not in {"end", "seed"}:
+            assert not any(w in a.text for w in ROLE_WORDS), a.text
+    assert not any(isinstance(e, Told) for e in g.public_view().events)
+    for c in g.characters:
+        view = g.character_view(c)
+        assert all(c in t.to for t in view.told)
+        assert love_view(g, c).messages == tuple(t.text for t in view.told)
+
+
+@settings(max_examples=PLAYOUTS, deadline=None)
+@given(seed=st.integers(0, 2**32), director_rate=st.sampled_from([0.05, 0.2, 0.5]))
+def test_random_games_keep_the_invariants(seed: int, director_rate: float) -> None:
+    g = playout(seed, director_rate)
+    assert g.state.ended, "the game must end"
+    outcome = g.outcome()
+    assert list(outcome.results.values()).count("win") == 1
+    assert outcome.winner is not None and outcome.results[outcome.winner] == "win"
+    assert outcome.seed == str(seed)
+    check_log(g)
+    check_views(g)
+    again = Game.rebuild("wa004", None, str(seed), NAMES, g.event_dicts())
+    assert again.state.snapshot() == g.state.snapshot()
+    assert [type(a) for a in g.public_view().announcements] == [Announced] * len(
+        g.public_view().announcements
+    )
