@@ -10,10 +10,11 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from flask import request
+from flask import current_app, request
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from api.database import Database
 from api.errors import BadRequest, Forbidden, Unauthorized
 from models.game import Token
 
@@ -71,7 +72,31 @@ def identify(session: Session) -> Caller:
     token = bearer_token()
     if token is None:
         return Caller(PUBLIC)
+    return _lookup(hash_token(token), session)
+
+
+def identify_cached(database: Database) -> Caller:
+    """:func:`identify` through this process's token cache (a read transaction on a miss).
+
+    Tokens are immutable once issued (never edited, revoked or reassigned), so a cached token can
+    never grant what the database no longer would.
+    """
+    token = bearer_token()
+    if token is None:
+        return Caller(PUBLIC)
     digest = hash_token(token)
+    cache: dict[str, Caller] = current_app.extensions.setdefault("bansha_tokens", {})
+    found = cache.get(digest)
+    if found is None:
+        with database.read() as session:
+            found = _lookup(digest, session)
+        if len(cache) > 10_000:
+            cache.clear()
+        cache[digest] = found
+    return found
+
+
+def _lookup(digest: str, session: Session) -> Caller:
     row = session.execute(
         select(Token.game_id, Token.kind, Token.character).where(Token.token_hash == digest)
     ).first()

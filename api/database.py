@@ -8,6 +8,9 @@ nothing.
 
 from __future__ import annotations
 
+import fcntl
+import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -15,7 +18,7 @@ from flask import current_app
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from models.database import is_sqlite, make_engine
+from models.database import is_sqlite, make_engine, sqlite_path
 
 
 class Database:
@@ -29,6 +32,10 @@ class Database:
         )
         self._write = sessionmaker(self.write_engine, expire_on_commit=False)
         self._read = sessionmaker(self.read_engine, expire_on_commit=False)
+        path = sqlite_path(url)
+        self._lock_path = None if path is None else f"{path}.writer-lock"
+        self._thread_lock = threading.Lock()
+        self._lock_fd: tuple[int, int] | None = None  # (pid, fd)
 
     @property
     def is_sqlite(self) -> bool:
@@ -38,8 +45,36 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A read-write transaction, committed on success and rolled back on any error."""
-        with self._write() as session, session.begin():
+        with self._writer_turn(), self._write() as session, session.begin():
             yield session
+
+    @contextmanager
+    def _writer_turn(self) -> Iterator[None]:
+        """SQLite: queue writers on a lock file before ``BEGIN IMMEDIATE``.
+
+        SQLite admits one writer; the others retry on a back-off of up to tens of milliseconds.
+        Waiting on ``flock`` instead wakes the next writer as soon as the previous one is done,
+        across every worker process on the host (a SQLite file is single-host anyway). Correctness
+        does not depend on it: ``BEGIN IMMEDIATE`` still guards the database.
+        """
+        if self._lock_path is None:
+            yield
+            return
+        with self._thread_lock:
+            fd = self._fd()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _fd(self) -> int:
+        # One descriptor per process: a descriptor inherited across fork() would share the lock.
+        pid = os.getpid()
+        if self._lock_fd is None or self._lock_fd[0] != pid:
+            assert self._lock_path is not None
+            self._lock_fd = (pid, os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600))
+        return self._lock_fd[1]
 
     @contextmanager
     def read(self) -> Iterator[Session]:
@@ -50,6 +85,9 @@ class Database:
 
     def dispose(self) -> None:
         """Close every pooled connection."""
+        if self._lock_fd is not None and self._lock_fd[0] == os.getpid():
+            os.close(self._lock_fd[1])
+            self._lock_fd = None
         self.write_engine.dispose()
         if self.read_engine is not self.write_engine:
             self.read_engine.dispose()

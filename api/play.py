@@ -9,12 +9,10 @@ from flask import Blueprint, Response, jsonify
 from api import schemas
 from api.auth import DIRECTOR, PLAYER, PUBLIC, Caller, identify, require
 from api.database import db
-from api.errors import Conflict
 from api.gameplay import Game, action_from_json, events_to_dicts
 from api.openapi import endpoint
-from api.referee import card_json, close_day, locked_game, phase_name, read_game
+from api.referee import card_json, close_day, close_night, locked_game, read_game
 from api.store import audit, get_game
-from game_rules import actions as act
 from game_rules.events import Announced
 from models.cards import Card
 from models.game import Game as GameRow
@@ -83,7 +81,7 @@ def _jsonable(body: dict[str, Any]) -> dict[str, Any]:
 )
 def advance(game_id: str, body: dict[str, Any]) -> Response:
     caller = _director(game_id)
-    with locked_game(game_id) as (session, locked):
+    with locked_game(game_id) as (_session, locked):
         if body["close"] == "day":
             result = close_day(
                 locked,
@@ -93,22 +91,7 @@ def advance(game_id: str, body: dict[str, Any]) -> Response:
                 actor=caller.label,
             )
         else:
-            state = locked.game.state
-            if state.phase != "night":
-                raise Conflict(
-                    f"现在是第{state.day}天{phase_name(state.phase)}，不能关闭夜晚",
-                    rule="wrong_phase",
-                )
-            day = state.day
-            events = locked.apply(act.EndNight())
-            audit(session, game_id, caller.label, "close_night", {"day": day})
-            result = {
-                "closed": {"phase": "night", "day": day},
-                "announcements": _announcement_texts(events),
-                "cards": [],
-                "suggestions": [],
-                "ejected": [],
-            }
+            result = close_night(locked, actor=caller.label)
         result["outcome"] = locked.game.outcome().to_dict()
     return jsonify(result)
 

@@ -9,13 +9,28 @@ back) consumes nothing. An in-process limiter would let N workers accept N times
 from __future__ import annotations
 
 import time
+from typing import Any
 
-from sqlalchemy import delete
+from sqlalchemy import bindparam, delete
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from api.errors import RateLimited
 from models.ratelimit import RateWindow
+
+
+def _upsert(insert: Any) -> Any:
+    # Built once: constructing the statement per request costs more than running it.
+    values = insert(RateWindow).values(
+        token_hash=bindparam("token_hash"), window=bindparam("window"), count=bindparam("cost")
+    )
+    return values.on_conflict_do_update(
+        index_elements=[RateWindow.token_hash, RateWindow.window],
+        set_={"count": RateWindow.count + bindparam("cost")},
+    ).returning(RateWindow.count)
+
+
+_UPSERT = {"postgresql": _upsert(postgresql.insert), "sqlite": _upsert(sqlite.insert)}
 
 
 def consume(
@@ -28,14 +43,12 @@ def consume(
     allowed, seconds = limit
     now = time.time() if now is None else now
     window = int(now // seconds)
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    values = insert(RateWindow).values(token_hash=token_hash, window=window, count=cost)
-    stmt = values.on_conflict_do_update(
-        index_elements=[RateWindow.token_hash, RateWindow.window],
-        set_={"count": RateWindow.count + cost},
-    ).returning(RateWindow.count)
-    count = int(session.execute(stmt).scalar_one())
+    stmt = _UPSERT[session.get_bind().dialect.name]
+    count = int(
+        session.execute(
+            stmt, {"token_hash": token_hash, "window": window, "cost": cost}
+        ).scalar_one()
+    )
     if count == cost:
         # First request of a new window: old windows of this token are dead weight.
         session.execute(

@@ -11,10 +11,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from flask import current_app
-from sqlalchemy import func, insert, select
+from sqlalchemy import Table, bindparam, func, insert, select
 from sqlalchemy.orm import Session
 
 from api import cardrules
@@ -24,7 +24,7 @@ from api.gameplay import Game, GameCache, GameRuleError, events_to_dicts, rebuil
 from api.screening import Screened
 from api.store import append_events, audit, get_game, load_events, lock_game
 from game_rules import actions as act
-from game_rules.events import Announced, Eliminated, Event
+from game_rules.events import Announced, Eliminated, Event, FlagSet
 from game_rules.votes import InvalidVoteError, parse_vote
 from models.cards import Card, Decision, Suggestion
 from models.game import Game as GameRow
@@ -52,6 +52,29 @@ TEXT_CATEGORIES = frozenset(
 def cache() -> GameCache:
     """This process's cache of rebuilt games."""
     found: GameCache = current_app.extensions["bansha_games"]
+    return found
+
+
+@dataclass(frozen=True)
+class GameMeta:
+    """What never changes about a game: its ruleset and characters."""
+
+    id: str
+    ruleset: str
+    characters: tuple[str, ...]
+
+
+def game_meta(game_id: str) -> GameMeta:
+    """The game's immutable facts through this process's cache (a read on a miss; 404)."""
+    metas: dict[str, GameMeta] = current_app.extensions.setdefault("bansha_meta", {})
+    found = metas.get(game_id)
+    if found is None:
+        with db().read() as session:
+            row = get_game(session, game_id)
+            found = GameMeta(row.id, row.ruleset, tuple(characters_of(row)))
+        if len(metas) > 10_000:
+            metas.clear()
+        metas[game_id] = found
     return found
 
 
@@ -109,11 +132,9 @@ class LockedGame:
 @contextmanager
 def locked_game(game_id: str) -> Iterator[tuple[Session, LockedGame]]:
     """A write transaction with ``game_id`` locked; the rebuilt game is cached after commit."""
-    holder: list[LockedGame] = []
     with db().write() as session:
         row = lock_game(session, game_id)
         locked = LockedGame(session, row, load_game(session, row))
-        holder.append(locked)
         yield session, locked
         locked.flush()
     cache().put(row.id, row.version, locked.game)
@@ -313,6 +334,11 @@ def ledger_for(ruleset: str, character: str, cards: Sequence[Card]) -> Any:
     )
 
 
+_STORED_POSTS = select(Post).where(
+    Post.game_id == bindparam("game_id"), Post.forum_post_id.in_(bindparam("ids", expanding=True))
+)
+
+
 def ingest_posts(
     locked: LockedGame, posts: Sequence[dict[str, Any]], screened: Sequence[Screened]
 ) -> list[dict[str, Any]]:
@@ -324,10 +350,7 @@ def ingest_posts(
     session, row = locked.session, locked.row
     ids = list(dict.fromkeys(p["forum_post_id"] for p in posts))
     existing: dict[str, Post | PostRecord] = {
-        p.forum_post_id: p
-        for p in session.scalars(
-            select(Post).where(Post.game_id == row.id, Post.forum_post_id.in_(ids))
-        )
+        p.forum_post_id: p for p in session.scalars(_STORED_POSTS, {"game_id": row.id, "ids": ids})
     }
     suggestions: dict[str, Suggestion] = {}
     if existing:
@@ -363,7 +386,7 @@ def ingest_posts(
         fresh.append((post, screen, record))
         order.append((forum_id, False))
     if fresh:
-        table = Post.__table__
+        table = cast(Table, Post.__table__)
         stmt = insert(table).returning(table.c.id, sort_by_parameter_order=True)
         rows = [
             {
@@ -390,6 +413,7 @@ def ingest_posts(
             if screen.violations or record.zombie:
                 suggestion = _suggest_for_post(locked, record, screen, ledgers)
                 suggestions[record.forum_post_id] = suggestion
+        session.flush()  # one flush gives every new suggestion its id
     return [
         post_result(existing[forum_id], suggestions.get(forum_id), duplicate)
         for forum_id, duplicate in order
@@ -437,7 +461,8 @@ def _suggest_for_post(
         *evidence,
         {
             "article": suggested.article,
-            "text": "；".join(suggested.reasons),
+            "text": "；".join(r.rstrip("。") for r in suggested.reasons) + "。",
+            "lines": list(suggested.reasons),
             "allowed": list(suggested.allowed),
             "fixed": suggested.fixed,
             "history": {
@@ -462,7 +487,6 @@ def _suggest_for_post(
         created_at=utcnow(),
     )
     session.add(suggestion)
-    session.flush()
     return suggestion
 
 
@@ -672,7 +696,7 @@ def decide(
     )
     outcome = CardOutcome()
     if final != cardrules.GREEN:
-        reason = card_reason(suggestion, note)
+        reason = card_reason(suggestion, note, row.ruleset)
         outcome = issue_card(
             locked,
             character=suggestion.character,
@@ -710,7 +734,7 @@ def decide(
     }
 
 
-def card_reason(suggestion: Suggestion, note: str) -> str:
+def card_reason(suggestion: Suggestion, note: str, suggestion_ruleset: str) -> str:
     """The Chinese reason written on a card: the article cited, the evidence, the note."""
     parts: list[str] = []
     cited = next(
@@ -725,7 +749,7 @@ def card_reason(suggestion: Suggestion, note: str) -> str:
     elif suggestion.kind in ("zombie", "activity"):
         parts.append(str(suggestion.reasons[0].get("text", "")))
     if note:
-        parts.append(f"导演备注：{note}")
+        parts.append(f"{cardrules.rules(suggestion_ruleset).director}备注：{note}")
     return "；".join(p for p in parts if p)
 
 
@@ -756,6 +780,53 @@ def activity_counts(
         target = water if is_water else counts
         target.setdefault(int(day), {})[author] = int(n)
     return counts, water
+
+
+#: engine flags that name characters who missed a required action, with the seed's wording
+MISSED_ACTION_FLAGS = {
+    "missed_leader_vote": "第一个游戏日关门二十分钟后，狼人未提交选举狼头的选票，均不计票，计黄牌",
+}
+
+
+def close_night(locked: LockedGame, *, actor: str) -> dict[str, Any]:
+    """Close the night; characters the engine reports as missing a required action get the
+    seed's fixed yellow (M08: 争权<强制> not voted)."""
+    state = locked.game.state
+    if state.phase != "night":
+        raise Conflict(
+            f"现在是第{state.day}天{phase_name(state.phase)}，不能关闭夜晚", rule="wrong_phase"
+        )
+    day = state.day
+    events = locked.apply(act.EndNight())
+    audit(locked.session, locked.row.id, actor, "close_night", {"day": day})
+    cards: list[dict[str, Any]] = []
+    ejections: list[dict[str, Any]] = []
+    for event in events:
+        if not isinstance(event, FlagSet) or event.key not in MISSED_ACTION_FLAGS:
+            continue
+        article = cardrules.category_article(locked.ruleset, "missed_action")
+        cite = f"判罚依据{article['code']}：" if article else ""
+        for character in event.value or ():
+            outcome = issue_card(
+                locked,
+                character=character,
+                colour=cardrules.YELLOW,
+                category="missed_action",
+                reason=f"{cite}{MISSED_ACTION_FLAGS[event.key]}",
+                source="fixed",
+                issued_by="system",
+                day=day,
+            )
+            cards.extend(card_json(c) for c in outcome.cards)
+            if outcome.ejected:
+                ejections.append(outcome.ejected)
+    return {
+        "closed": {"phase": "night", "day": day},
+        "announcements": [e.text for e in events if isinstance(e, Announced)],
+        "cards": cards,
+        "suggestions": [],
+        "ejected": ejections,
+    }
 
 
 def close_day(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from api.errors import NotFound
@@ -29,14 +29,17 @@ def get_game(session: Session, game_id: str) -> Game:
     return game
 
 
+_LOCK_GAME = (
+    select(Game)
+    .where(Game.id == bindparam("game_id"))
+    .with_for_update()
+    .execution_options(populate_existing=True)
+)
+
+
 def lock_game(session: Session, game_id: str) -> Game:
     """The game row, locked for the rest of the transaction (``FOR UPDATE``), or 404."""
-    game = session.scalars(
-        select(Game)
-        .where(Game.id == game_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).first()
+    game = session.scalars(_LOCK_GAME, {"game_id": game_id}).first()
     if game is None:
         raise NotFound(f"no game {game_id!r}")
     return game

@@ -44,7 +44,8 @@ def load_posts() -> tuple[list[str], str]:
         rows.sort()
         step = max(1, len(rows) // MAX_POSTS)
         return [t for _, t in rows[::step][:MAX_POSTS]], "corpus/*.jsonl"
-    lines = [ln for ln in SAMPLE.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    text = SAMPLE.read_text(encoding="utf-8")
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
     return lines, "bench/moderation_sample.txt"
 
 

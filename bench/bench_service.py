@@ -32,11 +32,16 @@ ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = [f"玩家{i}" for i in range(1, 13)]
 GAMES = 4
 BATCH = 100
-WORKERS = 2  # the machine has 2 cores
-THREADS = 4
+WORKERS = int(os.environ.get("BENCH_WORKERS", 3))  # 2 cores; a third hides DB waits
+THREADS = int(os.environ.get("BENCH_THREADS", 2))
+WORKER_CLASS = os.environ.get("BENCH_WORKER_CLASS", "gthread")
 PHASE_SECONDS = {"healthz": 3.0, "single": 6.0, "batch": 6.0}
 MAX_REQUESTS = {"healthz": 50_000, "single": 20_000, "batch": 2_000}
-CLIENT_THREADS = {"healthz": 8, "single": 8, "batch": 4}
+CLIENT_THREADS = {
+    "healthz": int(os.environ.get("BENCH_CLIENTS", 6)),
+    "single": int(os.environ.get("BENCH_CLIENTS", 6)),
+    "batch": 2,
+}
 
 CLEAN = [
     "昨晚被刀的是{a}，今天查杀{b}，金水是{c}",
@@ -207,7 +212,7 @@ def measure() -> dict[str, dict[str, Any]]:
     env = {**os.environ, "DATABASE_URL": url, "BANSHA_RATE_LIMIT": "1000000000/60"}
     gunicorn = shutil.which("gunicorn", path=str(Path(sys.executable).parent)) or "gunicorn"
     server = subprocess.Popen(
-        [gunicorn, "-w", str(WORKERS), "-k", "gthread", "--threads", str(THREADS),
+        [gunicorn, "-w", str(WORKERS), "-k", WORKER_CLASS, "--threads", str(THREADS),
          "-b", f"127.0.0.1:{port}", "--log-level", "warning", "api:create_app()"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
@@ -220,16 +225,16 @@ def measure() -> dict[str, dict[str, Any]]:
                 time.sleep(0.1)
         else:
             raise RuntimeError("gunicorn did not start")
-        games = []
-        for g in range(GAMES):
-            created = _request(port, "POST", "/api/games", {"ruleset": "m72", "players": PLAYERS,
-                                                            "seed": f"bench-{g}"})  # fmt: skip
+        games: list[dict[str, str]] = []
+        for number in range(GAMES):
+            body = {"ruleset": "m72", "players": PLAYERS, "seed": f"bench-{number}"}
+            created = _request(port, "POST", "/api/games", body)
             games.append({"id": created["id"], "token": created["director_token"]})
         # warm every worker's screener and model once
-        for g in games:
-            for k in range(4):
-                _request(port, "POST", f"/api/games/{g['id']}/posts", _post(f"warm-{k}", k),
-                         g["token"])  # fmt: skip
+        for game in games:
+            for k in range(4 * WORKERS):
+                path = f"/api/games/{game['id']}/posts"
+                _request(port, "POST", path, _post(f"warm-{k}", k), game["token"])
         results = {}
         for phase in ("healthz", "single", "batch"):
             out = subprocess.run(
@@ -253,7 +258,7 @@ def run() -> list[dict[str, Any]]:
     r = measure()
     h, s, b = r["healthz"], r["single"], r["batch"]
     setup = (
-        f"gunicorn -w {WORKERS} -k gthread --threads {THREADS}, SQLite, loopback; load process: "
+        f"gunicorn -w {WORKERS} -k {WORKER_CLASS} --threads {THREADS}, SQLite, loopback; load: "
         f"{CLIENT_THREADS['single']} keep-alive client threads"
     )
     ref = "GET /healthz (trivial endpoint), same server, same run"

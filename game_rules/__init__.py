@@ -23,6 +23,21 @@ Concepts
 * **Randomness** (``randomness.py``): one seed; commitment = SHA-256(seed + deal) published at the
   start, seed revealed by ``GameEnded``.
 * **Rebuilding**: ``Game.rebuild(ruleset_id, params_overrides, seed, characters, event_dicts)``.
+  Actions also have a JSON form: ``action_to_dict`` / ``action_from_dict``.
+
+Storing and rebuilding (the service's recipe)
+--------------------------------------------
+::
+
+    g = new_game("m08", names, seed=seed, params=overrides)      # overrides may be None
+    row = (g.ruleset_id, g.overrides, g.seed_for_director, g.characters, g.event_dicts())
+    ...                                                           # store; later:
+    g = Game.rebuild(ruleset_id, overrides, seed, characters, event_dicts)
+    new_events = g.apply(action_from_dict(request_json))          # tuple of Event
+    [event_to_dict(e) for e in new_events]                        # append these rows
+    g.public_view().to_dict(); g.character_view(name).to_dict(); g.outcome().to_dict()
+
+Every rule error is a ``GameRuleError`` (a ``ValueError``) with ``.rule`` and ``.message``.
 
 How a ruleset plugs in
 ----------------------
@@ -65,6 +80,8 @@ from game_rules.actions import (
     ScheduleDay,
     Substitute,
     UseSkill,
+    action_from_dict,
+    action_to_dict,
 )
 from game_rules.errors import (
     DeadActorError,
@@ -128,6 +145,8 @@ __all__ = [
     "UnknownRulesetError",
     "UseSkill",
     "WrongPhaseError",
+    "action_from_dict",
+    "action_to_dict",
     "event_from_dict",
     "event_to_dict",
     "get_ruleset",

@@ -10,8 +10,12 @@ UseSkill(actor='占卜', skill='divine', target='饺子', reason=None, choice=No
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from datetime import datetime
+from typing import Any
+
+from game_rules.errors import IllegalActionError
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,3 +120,62 @@ Action = (
     | Substitute
     | DeclareFactionLost
 )
+
+
+ACTION_TYPES: dict[str, type] = {
+    "cast_vote": CastVote,
+    "schedule_day": ScheduleDay,
+    "close_day": CloseDay,
+    "use_skill": UseSkill,
+    "end_night": EndNight,
+    "deadline_passed": DeadlinePassed,
+    "leave_last_words": LeaveLastWords,
+    "eject": Eject,
+    "substitute": Substitute,
+    "declare_faction_lost": DeclareFactionLost,
+}
+_TAGS = {cls: tag for tag, cls in ACTION_TYPES.items()}
+_TIME_FIELDS = frozenset({"at", "closes_at", "requested_at"})
+
+
+def action_to_dict(action: Action) -> dict[str, Any]:
+    """JSON form of an action (``type`` tag; datetimes as ISO strings).
+
+    >>> action_to_dict(UseSkill("占", "divine", "狐"))["type"]
+    'use_skill'
+    """
+    out: dict[str, Any] = {"type": _TAGS[type(action)]}
+    for f in fields(action):
+        value = getattr(action, f.name)
+        out[f.name] = value.isoformat() if isinstance(value, datetime) else value
+    return out
+
+
+def action_from_dict(data: Mapping[str, Any]) -> Action:
+    """Inverse of :func:`action_to_dict`; raises :class:`ValueError` on bad input.
+
+    >>> action_from_dict({"type": "cast_vote", "voter": "甲", "target": None,
+    ...                   "at": "2026-11-02T10:00:00"}).at
+    datetime.datetime(2026, 11, 2, 10, 0)
+    """
+    cls = ACTION_TYPES.get(str(data.get("type")))
+    if cls is None:
+        raise IllegalActionError("unknown_action", f"unknown action type {data.get('type')!r}")
+    names = {f.name for f in fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        if key == "type":
+            continue
+        if key not in names:
+            raise IllegalActionError("bad_action", f"{data.get('type')} has no field {key!r}")
+        if key in _TIME_FIELDS and isinstance(value, str):
+            try:
+                value = datetime.fromisoformat(value)
+            except ValueError as exc:
+                raise IllegalActionError("bad_action", f"{key}: not a time: {value!r}") from exc
+        kwargs[key] = value
+    try:
+        action: Action = cls(**kwargs)
+    except TypeError as exc:
+        raise IllegalActionError("bad_action", f"{data.get('type')}: {exc}") from exc
+    return action

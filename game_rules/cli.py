@@ -37,6 +37,11 @@ def format_text(result: ReplayResult) -> str:
         lines.append("")
         lines.append("== 备注 ==")
         lines.extend(f"  {n}" for n in result.notes)
+    cards = result.cards()
+    if cards:
+        lines.append("")
+        lines.append("== 判罚 ==")
+        lines.extend(f"  {c}：{text}" for c, text in cards.items())
     lines.append("")
     lines.append("== 结果 ==")
     outcome = game.outcome()

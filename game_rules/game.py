@@ -23,6 +23,7 @@ from game_rules.actions import (
 from game_rules.errors import (
     DeadActorError,
     GameOverError,
+    GameRuleError,
     LogError,
     ParameterError,
     UnknownCharacterError,
@@ -256,7 +257,12 @@ class Game:
                     raise LogError("log_characters", "the log's characters differ")
                 if not verify_commitment(event.commitment, seed, event.roles):
                     raise LogError("log_commitment", "seed and deal do not match the commitment")
-            game.emit(event)
+            try:
+                game.emit(event)
+            except (GameRuleError, KeyError, TypeError, ValueError) as exc:
+                raise LogError(
+                    "log_fold", f"event {i} ({event.TYPE}) cannot be folded: {exc}"
+                ) from exc
         return game
 
 

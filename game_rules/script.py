@@ -18,7 +18,7 @@ Format (full reference: docs/game-script.md)::
         after_night: [...]                 # decisions the night's deaths require
     expect: {winner: villagers, eliminated: [包子, 饺子]}
 
-Each step is a mapping with one action key (``post``, ``vote``, ``skill``, ``eject``,
+Each step is a mapping with one action key (``post``, ``vote``, ``skill``, ``card``, ``eject``,
 ``substitute``, ``last_words``, ``accelerate``, ``deadline``, ``declare_lost``) and optionally
 ``at``. A step that breaks a rule is a :class:`~game_rules.errors.ScriptError` naming the file,
 line and step, unless it says ``expect_error: <rule>``. Vote posts that are invalid (废票) or
@@ -50,11 +50,13 @@ from game_rules.actions import (
 )
 from game_rules.errors import GameRuleError, ScriptError
 from game_rules.game import Game, new_game
+from game_rules.penalties import Card, CardColour, CardLedger, PenaltyRules, load_penalty_rules
 from game_rules.state import DAY, NIGHT
 from game_rules.votes import InvalidVoteError, VoteRejectedError, parse_vote
 
 LINE_KEY = "__line__"
 STEP_KINDS = (
+    "card",
     "post",
     "vote",
     "skill",
@@ -102,6 +104,11 @@ class ReplayResult:
     game: Game
     notes: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    ledgers: dict[str, CardLedger] = field(default_factory=dict)
+
+    def cards(self) -> dict[str, str]:
+        """Each carded character's active cards, in Chinese (``黄牌1张``...)."""
+        return {c: ledger.describe() for c, ledger in self.ledgers.items() if ledger.cards}
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form: announcements by day, notes, outcome, expectation failures."""
@@ -112,6 +119,7 @@ class ReplayResult:
             "commitment": view.commitment,
             "announcements": {str(d): lines for d, lines in view.by_day().items()},
             "notes": list(self.notes),
+            "cards": self.cards(),
             "outcome": self.game.outcome().to_dict(),
             "expectation_failures": list(self.failures),
         }
@@ -148,6 +156,8 @@ class _Runner:
         self.data = data
         self.source = source
         self.notes: list[str] = []
+        self.ledgers: dict[str, CardLedger] = {}
+        self._penalty_rules: PenaltyRules | None = None
         self.date: date | None = None
         self.closes: datetime | None = None
 
@@ -324,12 +334,18 @@ class _Runner:
                 reason=_opt(b.get("reason")),
                 choice=_opt(b.get("choice")),
             )
+        if kind == "card":
+            return self.card(game, b, at, node, name)
         if kind == "eject":
             return Eject(
                 str(need("character")), str(need("cause")), bool(b.get("faction_loses", False))
             )
         if kind == "substitute":
-            return Substitute(str(need("character")), str(need("player")))
+            character, player = str(need("character")), str(need("player"))
+            ledger = self.ledgers.get(character)
+            if ledger is not None and character not in game.state.substituted:
+                self.ledgers[character] = ledger.for_substitute(player, limit=None)
+            return Substitute(character, player)
         if kind == "last_words":
             return LeaveLastWords(str(need("by")), _opt(b.get("text")))
         if kind == "accelerate":
@@ -339,6 +355,43 @@ class _Runner:
         if kind == "declare_lost":
             return DeclareFactionLost(str(need("faction")), str(need("reason")))
         raise self.fail(node, name, f"unknown step {kind!r}")  # pragma: no cover
+
+    def penalty_rules(self, game: Game) -> PenaltyRules:
+        if self._penalty_rules is None:
+            try:
+                self._penalty_rules = load_penalty_rules(game.ruleset_id)
+            except GameRuleError:
+                self._penalty_rules = load_penalty_rules(game.params.engine)
+        return self._penalty_rules
+
+    def card(
+        self, game: Game, b: Mapping[str, Any], at: datetime | None, node: Any, name: str
+    ) -> Action | None:
+        """A card in the seeds' 判罚制度: kept in the character's ledger (3 blue -> 1 yellow,
+        3 yellow -> 1 red); a red card, given or reached by escalation, ejects the character."""
+        if "character" not in b or "colour" not in b or "reason" not in b:
+            raise self.fail(node, name, "card: needs character, colour and reason")
+        character = str(b["character"])
+        game.require_character(character)
+        rules = self.penalty_rules(game)
+        try:
+            colour = CardColour.parse(str(b["colour"]))
+            rules.check_cardable(colour, eliminated=character not in game.state.alive)
+        except GameRuleError as exc:
+            raise self.fail(node, name, f"[{exc.rule}] {exc.message}") from exc
+        player = game.state.players[character]
+        ledger = self.ledgers.get(character) or rules.new_ledger(character, player)
+        reason = str(b["reason"])
+        article = _opt(b.get("article"))
+        card = Card(colour, reason, article, day=game.state.day, at=at, player=player)
+        ledger, ups = ledger.add(card)
+        self.ledgers[character] = ledger
+        self.notes.append(f"{self.where(node, name)}: {character}：{colour.chinese}（{reason}）")
+        for up in ups:
+            self.notes.append(f"{self.where(node, name)}: {character}：{up.describe()}")
+        if colour is CardColour.RED or any(up.colour is CardColour.RED for up in ups):
+            return Eject(character, reason, bool(b.get("faction_loses", False)))
+        return None
 
     def apply(self, game: Game, action: Action, node: Any, label: str) -> None:
         try:
@@ -357,7 +410,7 @@ class _Runner:
             if game.state.ended:
                 raise self.fail(entry, "days", "the game ended before this day")
             self.run_day(game, entry)
-        result = ReplayResult(game, self.notes)
+        result = ReplayResult(game, self.notes, ledgers=self.ledgers)
         result.failures = self.check(game, self.data.get("expect"))
         return result
 

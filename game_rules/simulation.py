@@ -101,38 +101,35 @@ def _decide(game: Game, rng: random.Random, policy: RandomPolicy) -> None:
 
 
 def _play_day(game: Game, rng: random.Random, policy: RandomPolicy) -> None:
+    # any living character (or 弃权) is a legal ballot, so targets are drawn directly
     state = game.state
     for voter in state.living():
         if state.ended or state.phase != DAY:
             return
-        options = game.legal_actions(voter)
-        if not options:
-            continue
-        abstain = [a for a in options if isinstance(a, CastVote) and a.target is None]
-        if abstain and rng.random() < policy.abstain:
-            game.apply(abstain[0])
-        else:
-            game.apply(rng.choice(options))
+        target = None if rng.random() < policy.abstain else rng.choice(state.living())
+        _try(game, CastVote(voter, target))
     if policy.change_vote:
         for voter in state.living():
             if state.ended or state.phase != DAY:
                 return
             if rng.random() < policy.change_vote:
-                options = game.legal_actions(voter)
-                if options:
-                    game.apply(rng.choice(options))
+                _try(game, CastVote(voter, rng.choice(state.living()), is_change=True))
     if not state.ended and state.phase == DAY and not state.decisions:
         game.apply(CloseDay())
 
 
 def _play_night(game: Game, rng: random.Random, policy: RandomPolicy) -> None:
     state = game.state
-    for _ in range(3):  # M08 needs rounds: proposals, then the leader's choice
+    for _ in range(3):  # M08 needs rounds: leader votes, proposals, then the leader's choice
+        acted = False
         for actor in state.living():
             if state.ended or state.phase != NIGHT or state.decisions:
                 return
             options = game.legal_actions(actor)
             if options and rng.random() < policy.act_at_night:
                 game.apply(rng.choice(options))
+                acted = True
+        if not acted:
+            break
     if not state.ended and state.phase == NIGHT and not state.decisions:
         game.apply(EndNight())

@@ -57,6 +57,25 @@ class PublicView:
         gone = set(self.out)
         return [c for c in self.characters if c not in gone]
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (announcements as ``{day, phase, kind, text}``)."""
+        return {
+            "ruleset": self.ruleset,
+            "characters": list(self.characters),
+            "commitment": self.commitment,
+            "announcements": [
+                {"day": a.day, "phase": a.phase, "kind": a.kind, "text": a.text}
+                for a in self.announcements
+            ],
+            "out": list(self.out),
+            "living": self.living(),
+            "sheriff": self.sheriff,
+            "ended": self.ended,
+            "winner": self.winner,
+            "results": dict(self.results),
+            "seed": self.seed,
+        }
+
 
 @dataclass(frozen=True)
 class CharacterView:
@@ -77,6 +96,25 @@ class CharacterView:
     def messages(self) -> list[str]:
         """The private feedback texts, in order."""
         return [t.text for t in self.told]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: identity, private messages, own actions, every visible event, public view."""
+        return {
+            "character": self.character,
+            "player": self.player,
+            "role": self.role,
+            "role_name": self.role_name,
+            "faction": self.faction,
+            "faction_name": self.faction_name,
+            "alive": self.alive,
+            "messages": [
+                {"day": t.day, "kind": t.kind, "text": t.text, "data": dict(t.data)}
+                for t in self.told
+            ],
+            "actions": [event_to_dict(a) for a in self.actions],
+            "events": [event_to_dict(e) for e in self.events],
+            "public": self.public.to_dict(),
+        }
 
 
 @dataclass(frozen=True)

@@ -79,10 +79,13 @@ def vote_policy_for(params: RulesetParams) -> VotePolicy:
     cached = _POLICIES.get(id(params))
     if cached is not None and cached[0] is params:
         return cached[1]
+    mapping = dict(params.vote_policy)
+    if "max_vote_changes" in params.raw:
+        mapping.setdefault("max_changes", params.max_vote_changes)
     try:
-        policy = VotePolicy.from_mapping(params.vote_policy, ruleset=params.engine)
+        policy = VotePolicy.from_mapping(mapping, ruleset=params.engine)
     except UnknownRulesetError:
-        policy = VotePolicy.from_mapping(params.vote_policy)
+        policy = VotePolicy.from_mapping(mapping)
     if len(_POLICIES) < 256:
         _POLICIES[id(params)] = (params, policy)
     return policy
@@ -263,8 +266,8 @@ class WerewolfRuleset(Ruleset):
 
     def voters(self, state: GameState) -> set[str]:
         """Who may still cast ballots today (living, not awaiting a red-card exit)."""
-        deferred = state.flags.get("deferred_cards") or ()
-        return state.alive.difference(deferred)
+        deferred = state.flags.get("deferred_cards")
+        return state.alive.difference(deferred) if deferred else state.alive
 
     def cast_vote(self, game: Game, a: CastVote) -> None:
         """Validate a ballot with ``votes.BallotBox.cast`` and record it."""
@@ -306,13 +309,17 @@ class WerewolfRuleset(Ruleset):
             voters=self.voters(state),
             candidates=state.alive,
         )
+        if len(new_box.history) > len(box.history):
+            kept = new_box.history[-1]  # as the box recorded it (a conditional 代投 = 弃权)
+        else:
+            kept = new_box.current().get(a.voter, ballot)  # an edit of an earlier post
         event = VoteCast(
             voter=a.voter,
-            target=new_box.current()[a.voter].target if a.voter in new_box.current() else a.target,
+            target=kept.target,
             day=state.day,
             at=at.isoformat(),
             proxy=a.proxy,
-            is_change=new_box.history[-1].is_change if new_box.history else a.is_change,
+            is_change=kept.is_change,
             post_id=a.post_id,
             reason=a.reason,
             replies_to=a.replies_to,

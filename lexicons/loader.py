@@ -345,7 +345,9 @@ def load_articles(ruleset: str) -> RulesetArticles:
         default = str(body.get("default", next(iter(arts))))
         if default not in arts:
             raise LexiconFormatError(f"{where}: default {default!r} is not an article key")
-        cats[cat] = CategoryArticles(_severity(_require(body, "severity", where), where), arts, default)
+        cats[cat] = CategoryArticles(
+            _severity(_require(body, "severity", where), where), arts, default
+        )
     fixed: dict[str, tuple[ArticleText, SeverityHint]] = {}
     for key, body in (data.get("fixed") or {}).items():
         where = f"{name}: fixed.{key}"

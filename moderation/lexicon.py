@@ -23,6 +23,7 @@ are.  Candidate hits then pass three filters that keep game talk clean:
 
 from __future__ import annotations
 
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -90,6 +91,23 @@ def _is_alnum_ascii(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
 
 
+def has_han_span(folded: str, start: int, end: int) -> bool:
+    """True when folded ``start..end`` contains a Han character."""
+    return any(is_han(c) for c in folded[start:end])
+
+
+def _punctuated(nt: NormalizedText, start: int, end: int) -> bool:
+    """Is there punctuation (not just spaces) between the matched characters in the original?"""
+    ostart, oend = nt.span(start, end)
+    return any(unicodedata.category(c).startswith("P") for c in nt.original[ostart:oend])
+
+
+def _alnum_edge(ch: str, side: int) -> bool:
+    """Does original character ``ch`` fold to a Latin letter/digit at its ``side`` (0 or -1)?"""
+    folded = fold_char(ch)[0]
+    return bool(folded) and _is_alnum_ascii(folded[side])
+
+
 def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
     """How a hit on folded ``start..end`` was disguised, read off the original characters.
 
@@ -108,7 +126,8 @@ def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
     ostart, oend = nt.span(start, end)
     kinds: set[str] = set()
     kept = 0
-    for ch in nt.original[ostart:oend]:
+    source = nt.masked or nt.original
+    for ch in source[ostart:oend]:
         folded, _, kind = fold_char(ch)
         kinds.add(kind)
         if folded:
@@ -195,13 +214,17 @@ class LexiconMatcher:
             entry = self.entries[idx]
             if not self._letters_bounded(nt, start, end):
                 continue
-            if any(a <= start and end <= b and cat in (None, entry.category) for a, b, cat in allowed):
+            if any(
+                a <= start and end <= b and cat in (None, entry.category) for a, b, cat in allowed
+            ):
                 continue
             sounded = via in ("homophone", "initials")
+            if sounded and not has_han_span(folded, start, end) and _punctuated(nt, start, end):
+                continue  # A、B、C are player labels, not the initials of 白痴
             if sounded and folded[start:end] in self._text_keys:
                 continue  # the text automaton reports this span with a better explanation
             has_han = any(is_han(c) for c in folded[start:end])
-            if self._needs_boundary[idx] or (sounded and has_han):
+            if has_han and (self._needs_boundary[idx] or sounded):
                 seg = seg or _Segmentation(folded)
                 if not seg.is_word_span(start, end):
                     continue
@@ -231,21 +254,32 @@ class LexiconMatcher:
 
     @staticmethod
     def _letters_bounded(nt: NormalizedText, start: int, end: int) -> bool:
-        """A key starting/ending with a Latin letter or digit must not extend a longer word."""
+        """A key starting/ending with a Latin letter or digit must not extend a longer word.
+
+        Neighbours are read in the original text (``ok sb`` keeps its space there), and a run
+        that is only the key repeated (``sbsbsb``) still counts as the key.
+        """
         folded = nt.folded
-        if _is_alnum_ascii(folded[start]):
-            ostart = nt.offsets[start]
-            if ostart > 0:
-                before = fold_char(nt.original[ostart - 1])[0]
-                if before and _is_alnum_ascii(before[-1]):
-                    return False
-        if _is_alnum_ascii(folded[end - 1]):
-            oend = nt.ends[end - 1]
-            if oend < len(nt.original):
-                after = fold_char(nt.original[oend])[0]
-                if after and _is_alnum_ascii(after[0]):
-                    return False
-        return True
+        original = nt.original
+        ostart, oend = nt.span(start, end)
+        left = (
+            _is_alnum_ascii(folded[start]) and ostart > 0 and _alnum_edge(original[ostart - 1], -1)
+        )
+        right = (
+            _is_alnum_ascii(folded[end - 1])
+            and oend < len(original)
+            and _alnum_edge(original[oend], 0)
+        )
+        if not (left or right):
+            return True
+        a, b = ostart, oend
+        while a > 0 and _alnum_edge(original[a - 1], -1):
+            a -= 1
+        while b < len(original) and _alnum_edge(original[b], 0):
+            b += 1
+        run = "".join(fold_char(c)[0] for c in original[a:b])
+        key = folded[start:end]
+        return len(run) % len(key) == 0 and run == key * (len(run) // len(key))
 
 
 class _Segmentation:

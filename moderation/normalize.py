@@ -410,6 +410,8 @@ class NormalizedText:
     folded_view: View
     clean_view: View = field(repr=False)
     collapsed: bool = False
+    masked: str = field(default="", repr=False)
+    """``original`` with BBCode tags blanked to NUL (same length); empty when it had none."""
 
     @property
     def folded(self) -> str:
@@ -494,7 +496,9 @@ def normalize(text: str) -> NormalizedText:
     folded = _build_view(text, masked, _FOLD, _FOLD_LEN)
     collapsed_view, runs = _collapse(folded)
     clean = _build_view(text, masked, _CLEAN, _CLEAN_LEN)
-    return NormalizedText(text, collapsed_view, clean, bool(runs))
+    return NormalizedText(
+        text, collapsed_view, clean, bool(runs), masked if masked is not text else ""
+    )
 
 
 def fold_term(term: str) -> str:

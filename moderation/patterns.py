@@ -4,6 +4,7 @@ Words alone cannot tell "拿我的人格担保" from "我的人格很好", or "�
 those are sentence shapes, written as regexes over one view each (``folded`` by default, ``clean``
 when punctuation matters, ``original`` for markup) and reported with spans in the original text.
 
+>>> from moderation.normalize import normalize
 >>> [c.term for c in default_patterns().candidates(normalize("我拿人格担保他是好人"))]
 ['oath-by-person']
 >>> default_patterns().candidates(normalize("我要是狼我就先刀你"))
@@ -19,7 +20,7 @@ from functools import cache
 
 from lexicons.loader import PatternSpec, load_patterns
 from moderation.lexicon import Candidate
-from moderation.normalize import NormalizedText, normalize
+from moderation.normalize import WILDCARD, NormalizedText
 
 __all__ = ["CompiledPattern", "PatternMatcher", "default_patterns"]
 
@@ -41,20 +42,32 @@ class PatternMatcher:
             CompiledPattern(s, re.compile(s.regex), re.compile(s.unless) if s.unless else None)
             for s in specs
         )
+        # One alternation per view answers "could any pattern match?" in a single scan; most
+        # posts are clean game talk and skip the per-pattern loop entirely.
+        self._any: dict[str, re.Pattern[str]] = {}
+        for view in ("folded", "clean", "original"):
+            group = [p.spec.regex for p in self.patterns if p.spec.view == view]
+            if group:
+                self._any[view] = re.compile("|".join(f"(?:{rx})" for rx in group))
 
     def candidates(self, nt: NormalizedText) -> list[Candidate]:
         """Every pattern match in ``nt`` (spans in the original text), in text order."""
         out: list[Candidate] = []
+        folded = nt.folded
+        kept: list[int] | None = None
+        if WILDCARD in folded:
+            # sentence shapes read through asterisks (拿我妈*担保); the lexicon handles wildcards
+            kept = [i for i, c in enumerate(folded) if c != WILDCARD]
+            folded = "".join(folded[i] for i in kept)
+        texts = {"folded": folded, "clean": nt.clean, "original": nt.original}
+        live = {v for v, rx in self._any.items() if texts[v] and rx.search(texts[v])}
+        if not live:
+            return out
         for p in self.patterns:
             view = p.spec.view
-            if view == "folded":
-                text = nt.folded
-            elif view == "clean":
-                text = nt.clean
-            else:
-                text = nt.original
-            if not text:
+            if view not in live:
                 continue
+            text = texts[view]
             if p.unless is not None and p.unless.search(text):
                 continue
             for m in p.regex.finditer(text):
@@ -62,6 +75,8 @@ class PatternMatcher:
                 if b <= a:
                     continue
                 if view == "folded":
+                    if kept is not None:
+                        a, b = kept[a], kept[b - 1] + 1
                     a, b = nt.span(a, b)
                 elif view == "clean":
                     a, b = nt.clean_view.span(a, b)

@@ -44,8 +44,10 @@ _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(px|pt|em|%)?")
 def parse_colour(value: str, named: Mapping[str, str]) -> tuple[int, int, int] | None:
     """An RGB triple from a BBCode/HTML colour value, or None when it is not understood.
 
-    >>> parse_colour("#f00", {}), parse_colour("rgb(250, 0, 10)", {}), parse_colour("Red", {"red": "#FF0000"})
-    ((255, 0, 0), (250, 0, 10), (255, 0, 0))
+    >>> parse_colour("#f00", {}), parse_colour("rgb(250, 0, 10)", {})
+    ((255, 0, 0), (250, 0, 10))
+    >>> parse_colour("Red", {"red": "#FF0000"}), parse_colour("sky", {})
+    ((255, 0, 0), None)
     """
     v = value.strip().strip("\"'").lower()
     if v in named:
@@ -145,11 +147,15 @@ def font_candidates(text: str) -> list[Candidate]:
     for rx in rules.colour_tags:
         for m in rx.finditer(text):
             if rules.is_reserved_colour(m.group(1)):
-                out.append(Candidate("font", "red", m.start(), m.end(), m.group(0), "pattern", 0.95))
+                out.append(
+                    Candidate("font", "red", m.start(), m.end(), m.group(0), "pattern", 0.95)
+                )
     for rx in rules.size_tags:
         for m in rx.finditer(text):
             if rules.is_enlarged(m.group(1)):
-                out.append(Candidate("font", "size", m.start(), m.end(), m.group(0), "pattern", 0.9))
+                out.append(
+                    Candidate("font", "size", m.start(), m.end(), m.group(0), "pattern", 0.9)
+                )
     out.sort(key=lambda c: c.start)
     return out
 

@@ -160,7 +160,8 @@ class Finding:
 class Classifier(Protocol):
     """What the screener needs from :class:`moderation.classifier.PostClassifier`."""
 
-    thresholds: Mapping[str, float]
+    @property
+    def thresholds(self) -> Mapping[str, float]: ...
 
     def predict(self, texts: Sequence[str]) -> list[dict[str, float]]: ...
 
@@ -233,7 +234,7 @@ class Screener:
     def __init__(
         self,
         ruleset: str = "m08",
-        classifier: Classifier | None | _Auto = AUTO,
+        classifier: Classifier | _Auto | None = AUTO,
         *,
         min_confidence: float = 0.0,
     ) -> None:
@@ -373,7 +374,7 @@ def _merge(findings: list[Finding], original: str) -> list[Finding]:
         cluster: list[Finding] = []
         end = -1
         for f in group:
-            if cluster and f.start >= end:
+            if cluster and f.start > end:  # touching spans (傻逼傻逼) merge too
                 out.append(_combine(cluster, original))
                 cluster = []
             cluster.append(f)

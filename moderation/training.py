@@ -287,6 +287,7 @@ class TrainingOptions:
     folds: int = CV_FOLDS
     c: float = REGULARISATION_C
     min_df: int = MIN_DF
+    tol: float = 1e-4
     binary: bool = True
     length_power: float = 0.5
     min_positives: int = MIN_POSITIVES
@@ -326,6 +327,7 @@ def _fit_linear(
     for j in range(targets.shape[1]):
         model = LogisticRegression(
             C=options.c,
+            tol=options.tol,
             class_weight="balanced",
             solver="liblinear",
             max_iter=1000,

@@ -144,7 +144,7 @@ def _reading_combinations(term: str) -> list[tuple[str, ...]]:
     被 also reads pi, and matching those turns 我早 into 卧槽 and 被验 into 屁眼."""
     from pypinyin import Style, lazy_pinyin
 
-    context = tuple(lazy_pinyin(term, style=Style.NORMAL, v_to_u=False, errors=lambda x: list(x)))
+    context = tuple(lazy_pinyin(term, style=Style.NORMAL, v_to_u=False, errors="default"))
     first = tuple((readings(c) or (c,))[0] for c in term)
     combos = [first]
     if len(context) == len(term) and context != first:

@@ -11,9 +11,8 @@ import logging
 from typing import Any
 
 from flask import Flask, Response, render_template, request
-from flask_wtf.csrf import generate_csrf, validate_csrf
+from flask_wtf.csrf import ValidationError, generate_csrf, validate_csrf
 from werkzeug.exceptions import HTTPException
-from wtforms.validators import ValidationError
 
 from api.console.security import add_page_headers, configure_app
 from api.console.service import ConsoleError

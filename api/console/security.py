@@ -23,6 +23,8 @@ log = logging.getLogger(__name__)
 
 SECRET_ENV = "BANSHA_SECRET_KEY"
 SECRET_FILE = Path("var") / "console-secret"
+#: set to 1 when the service is served over HTTPS: the session cookie is then never sent in clear
+SECURE_COOKIE_ENV = "BANSHA_SECURE_COOKIE"
 
 CONTENT_SECURITY_POLICY = "; ".join(
     (
@@ -81,10 +83,16 @@ def secret_key(path: Path = SECRET_FILE) -> str:
 def configure_app(app: Flask) -> None:
     """Session settings the console needs (kept when the app already sets them)."""
     if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = secret_key()
-    app.config.setdefault("SESSION_COOKIE_SAMESITE", "Lax")
-    app.config.setdefault("SESSION_COOKIE_HTTPONLY", True)
-    app.config.setdefault("SESSION_COOKIE_NAME", "bansha_console")
+        # Test apps get a throw-away key rather than writing var/console-secret.
+        app.config["SECRET_KEY"] = secrets.token_hex(32) if app.testing else secret_key()
+    if os.environ.get(SECURE_COOKIE_ENV, "").strip().lower() in ("1", "true", "yes"):
+        app.config["SESSION_COOKIE_SECURE"] = True
+    # Flask's defaults are present as keys, so "unset" means None / the stock value.
+    if not app.config.get("SESSION_COOKIE_SAMESITE"):
+        app.config["SESSION_COOKIE_SAMESITE"] = "Lax"
+    if app.config.get("SESSION_COOKIE_NAME") in (None, "session"):
+        app.config["SESSION_COOKIE_NAME"] = "bansha_console"
+    app.config["SESSION_COOKIE_HTTPONLY"] = True
     # Flask-WTF CSRF tokens expire with the session rather than after an hour mid-game.
     app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
 

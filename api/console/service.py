@@ -17,8 +17,11 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from flask import current_app, has_app_context
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -29,6 +32,7 @@ from api.console.labels import (
     cause_label,
     colour_label,
     label,
+    labels,
     phase_label,
     skill_label,
     thread_label,
@@ -57,7 +61,15 @@ from models.game import GameEvent, Token
 from models.posts import Post
 
 RULESETS = ("m72", "m08", "wa004")
+#: forum times are shown in the forum's zone (the seeds' 关门 times are Beijing time)
+DEFAULT_TIMEZONE = "Asia/Shanghai"
 DECIDABLE = ("blue", "yellow", "red", "green")
+#: categories offered for a card given directly, most common direct reds first
+MANUAL_CATEGORY_ORDER = (
+    "multi_account", "cheating", "insult", "oath", "emotional", "vest", "director", "evidence",
+    "real_life", "meta", "font", "zombie", "missed_action", "avatar", "off_site", "delete_post",
+    "floor_reply", "other",
+)  # fmt: skip
 
 
 class ConsoleError(Exception):
@@ -66,6 +78,25 @@ class ConsoleError(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+def local_time(moment: datetime, fmt: str = "%m-%d %H:%M") -> str:
+    """``moment`` in the console's zone (``CONSOLE_TIMEZONE``, default Beijing time).
+
+    >>> from datetime import timezone
+    >>> local_time(datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc), "%H:%M")
+    '20:00'
+    """
+    name = DEFAULT_TIMEZONE
+    if has_app_context():
+        name = str(current_app.config.get("CONSOLE_TIMEZONE", DEFAULT_TIMEZONE))
+    try:
+        zone: tzinfo = ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = UTC
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(zone).strftime(fmt)
 
 
 def api_message(exc: ApiError) -> str:
@@ -162,6 +193,14 @@ def create_game(body: dict[str, Any]) -> CreatedGame:
     )
 
 
+def director_role_name(game: Game, role: str) -> str:
+    """A role's Chinese name as the director needs it (大乌鸦/小乌鸦 told apart)."""
+    if role in labels().get("director_roles", {}):
+        return label("director_roles", role)
+    spec = game.params.roles.get(role)
+    return spec.name if spec else role
+
+
 def deal_rows(row: GameRow, game: Game) -> list[dict[str, str]]:
     """The deal: every character with player, role and faction (director only)."""
     state = game.state
@@ -169,14 +208,13 @@ def deal_rows(row: GameRow, game: Game) -> list[dict[str, str]]:
     out = []
     for character in game.characters:
         role = state.roles.get(character, "")
-        spec = params.roles.get(role)
         faction = state.factions.get(character, "")
         out.append(
             {
                 "character": character,
                 "player": state.players.get(character, character),
                 "role": role,
-                "role_name": spec.name if spec else role,
+                "role_name": director_role_name(game, role),
                 "faction": faction,
                 "faction_name": params.factions.get(faction, faction),
             }
@@ -376,7 +414,7 @@ def queue(session: Session, row: GameRow, game: Game, status: str) -> list[dict[
                     "forum_post_id": post.forum_post_id,
                     "thread_name": thread_label(post.thread),
                     "day": post.day,
-                    "posted_at": post.posted_at.strftime("%Y-%m-%d %H:%M"),
+                    "posted_at": local_time(post.posted_at),
                     "html": highlight(body, spans),
                     "length": len(body),
                 },
@@ -389,9 +427,12 @@ def queue(session: Session, row: GameRow, game: Game, status: str) -> list[dict[
                     "cite": article.get("cite") or article.get("text", ""),
                     "text": article.get("text", ""),
                 },
-                "reason_text": str(summary_reason.get("text", ""))
-                if isinstance(summary_reason, Mapping)
-                else "",
+                "reason_text": _without_cite(
+                    str(summary_reason.get("text", ""))
+                    if isinstance(summary_reason, Mapping)
+                    else "",
+                    str(article.get("cite", "")) if article else "",
+                ),
                 "other_reasons": [t for t in other_texts if t],
                 "history_then": history.get("summary") if isinstance(history, Mapping) else None,
                 "ledger": now,
@@ -406,11 +447,22 @@ def queue(session: Session, row: GameRow, game: Game, status: str) -> list[dict[
                     "note": decision.note,
                     "faction_lost": decision.faction_lost,
                     "decided_by": decision.decided_by,
-                    "decided_at": decision.decided_at.strftime("%Y-%m-%d %H:%M"),
+                    "decided_at": local_time(decision.decided_at),
                 },
             }
         )
     return items
+
+
+def _without_cite(text: str, cite: str) -> str:
+    """The suggestion's reasoning without the article citation already quoted above it.
+
+    >>> _without_cite("第2条：侮辱；此前没有同类违规", "第2条：侮辱")
+    '此前没有同类违规'
+    """
+    if cite and text.startswith(cite):
+        return text[len(cite) :].lstrip("；;，, ")
+    return text
 
 
 @dataclass
@@ -618,6 +670,8 @@ def players(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
         "three_quote": activity.three_days_quote,
         "no_vote_quote": activity.no_vote_quote,
         "escalation_quote": rules.escalation_quote,
+        "categories": manual_categories(row.ruleset),
+        "may_declare_lost": cardrules.may_declare_faction_lost(row.ruleset),
     }
 
 
@@ -639,10 +693,24 @@ def announcements_by_day(game: Game) -> list[dict[str, Any]]:
                 "title": "开局" if day == 0 else f"第{day}天",
                 "lines": lines,
                 "text": "\n".join(lines),
+                "rows": textarea_rows(lines),
                 "red": any(a.kind == "card" for a in groups[day]),
             }
         )
     return out
+
+
+def textarea_rows(lines: Sequence[str], width: int = 36, most: int = 14) -> int:
+    """Rows a read-only textarea needs to show ``lines`` without scrolling (capped at ``most``).
+
+    >>> textarea_rows(["甲获得1票\\n乙获得2票", "x" * 80])
+    5
+    """
+    rows = 0
+    for line in lines:
+        for part in line.split("\n"):
+            rows += max(1, -(-len(part) // width))
+    return max(1, min(rows, most))
 
 
 def _fraction_text(value: Any) -> str:
@@ -666,6 +734,7 @@ def live_tally(game: Game) -> dict[str, Any] | None:
         "rows": [{"target": k, "votes": _fraction_text(v)} for k, v in rows if v],
         "abstentions": _fraction_text(t.abstentions) if t.abstentions else "",
         "announcement": t.announcement(),
+        "text_rows": textarea_rows([t.announcement()]),
         "hidden": [
             {"target": k, "votes": _fraction_text(v), "shown": _fraction_text(t.shown.get(k, 0))}
             for k, v in hidden.items()
@@ -706,9 +775,7 @@ def pending_actions(game: Game) -> list[dict[str, Any]]:
                 "actor": a.actor,
                 "skill": a.skill,
                 "skill_name": skill_label(a.skill),
-                "role_name": game.params.roles[state.roles[a.actor]].name
-                if state.roles.get(a.actor) in game.params.roles
-                else "",
+                "role_name": director_role_name(game, state.roles.get(a.actor, "")),
                 "targets": [],
                 "allow_none": False,
                 "decision": (a.actor, a.skill) in state.decisions,
@@ -760,8 +827,8 @@ def day_and_night(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
 def manual_categories(ruleset: str) -> list[dict[str, str]]:
     """Categories a director may card directly, with this ruleset's article."""
     out = []
-    for key in sorted(cardrules.CATEGORY_NAMES):
-        if key == "water" or not cardrules.known_category(key):
+    for key in MANUAL_CATEGORY_ORDER:
+        if not cardrules.known_category(key):
             continue
         article = cardrules.category_article(ruleset, key)
         out.append(
@@ -893,7 +960,7 @@ def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
         if described is None:
             continue
         css, text = described
-        entries.append((day, at, order, {"kind": css, "text": text, "at": at.strftime("%H:%M")}))
+        entries.append((day, at, order, {"kind": css, "text": text, "at": local_time(at, "%H:%M")}))
     cards = session.scalars(select(Card).where(Card.game_id == row.id).order_by(Card.id)).all()
     for c in cards:
         text = f"{c.character} {colour_label(c.colour)}：{c.reason}"

@@ -7,8 +7,9 @@ Flow (seed 000 总体流程):
    ``DeadlinePassed`` draws the missing ones at random), then each character is told its lover;
 3. day 1: vote, highest out unless 捍卫/尊贵 or a tie; red cards act at once (before the vote);
 4. night: marks for the single, then orders (1) 变节者 分手/私奔/牛头人, (2) 守护者 挽留/捍卫,
-   (3) 单身贵族 烧烤; ``EndNight`` resolves (4) couples and (5) the kill, then judges the
-   守护者 "quiet night"; 5./6. next day, and so on.
+   (3) 单身贵族 烧烤; ``EndNight`` walks ``night_order`` (YAML): the uses are spent, the guards
+   raised, a missing 烧烤 drawn, then (4) couples and (5) the kill are resolved, then the
+   守护者 "quiet night" is judged; 5./6. next day, and so on.
 
 Win/lose is judged after every elimination, at the end of each resolution step and at the end of
 each night: losses first, then "only one faction left", then the three win conditions; a win stops
@@ -17,6 +18,7 @@ everything. Readings of silent places: docs/rulings/wa004.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from game_rules.actions import (
@@ -24,6 +26,7 @@ from game_rules.actions import (
     CloseDay,
     DeadlinePassed,
     Eject,
+    LeaveLastWords,
     UseSkill,
 )
 from game_rules.errors import (
@@ -33,6 +36,7 @@ from game_rules.errors import (
     NotYourSkillError,
     ParameterError,
     SkillUsedUpError,
+    UnknownCharacterError,
     WrongPhaseError,
 )
 from game_rules.events import (
@@ -104,6 +108,11 @@ class Wa004Ruleset(WerewolfRuleset):
         for faction in Faction:
             if faction.value not in params.factions:
                 raise ParameterError(message=f"wa004 needs the faction {faction.value!r}")
+        order = list(params.night_order)
+        if sorted(order) != sorted(NIGHT_STEPS):
+            raise ParameterError(
+                message=f"night_order must list each of {sorted(NIGHT_STEPS)} once, got {order}"
+            )
         nobles = params.roles[Role.NOBLE].count
         if nobles < 1 or (params.player_count - nobles) % 2:
             raise ParameterError(
@@ -157,6 +166,8 @@ class Wa004Ruleset(WerewolfRuleset):
                 self._choose_true_love(game, action)
             elif isinstance(action, DeadlinePassed):
                 self._true_love_deadline(game)
+            elif isinstance(action, LeaveLastWords):  # a 殉情 after a red card during the start
+                super().handle(game, action)
             else:
                 raise WrongPhaseError("setup", "游戏尚未开始讨论：变节者正在选择真爱对象")
             return
@@ -166,7 +177,7 @@ class Wa004Ruleset(WerewolfRuleset):
 
     def _check_true_love(self, state: GameState, actor: str, target: str | None) -> str:
         if actor not in state.status:
-            raise InvalidTargetError("unknown_character", f"没有名为「{actor}」的角色")
+            raise UnknownCharacterError(message=f"没有名为「{actor}」的角色")
         if actor not in state.alive:
             raise DeadActorError(message=f"{actor}已出局")
         if state.roles[actor] != Role.BETRAYER:
@@ -200,7 +211,7 @@ class Wa004Ruleset(WerewolfRuleset):
         if target is None:
             raise InvalidTargetError("target_required", "须选择一名角色")
         if target not in state.status:
-            raise InvalidTargetError("unknown_character", f"没有名为「{target}」的角色")
+            raise UnknownCharacterError(message=f"没有名为「{target}」的角色")
         if target not in state.alive:
             raise InvalidTargetError("dead_target", f"{target}已出局，不能被选为技能的目标")
         if target == actor:
@@ -279,13 +290,12 @@ class Wa004Ruleset(WerewolfRuleset):
         if state.phase == SETUP:
             if actor is None:
                 return [DeadlinePassed()]
-            try:
-                self._check_true_love(state, actor, None)
-            except TrueLoveChosenError:
-                return []
-            except InvalidTargetError:
-                pass  # only the missing target: the actor may choose
-            except IllegalActionError:
+            chooses = (
+                actor in state.alive
+                and state.roles.get(actor) == Role.BETRAYER
+                and true_love_of(state, actor) is None
+            )
+            if not chooses:
                 return []
             return [UseSkill(actor, Skill.TRUE_LOVE.value, c) for c in state.living() if c != actor]
         return super().legal_actions(state, actor)
@@ -308,7 +318,8 @@ class Wa004Ruleset(WerewolfRuleset):
         if cause != "red_card":
             guard = self.protection(state, character)
             if guard is not None:
-                game.emit(ev.EffectBlocked(character, guard.value, character, f"{cause}被阻止"))
+                why = f"<{guard.label}>使其免于出局（{cause}）"
+                game.emit(ev.EffectBlocked(character, guard.value, character, why))
                 return False
         return super().eliminate(game, character, cause, by)
 
@@ -331,7 +342,8 @@ class Wa004Ruleset(WerewolfRuleset):
             self.eliminate(game, lover, "martyr", by=character)
             return
         if martyr:
-            game.emit(ev.EffectBlocked(lover, Skill.DEFEND.value, lover, "martyr被阻止"))
+            why = "<捍卫>使其免于出局（martyr）"
+            game.emit(ev.EffectBlocked(lover, Skill.DEFEND.value, lover, why))
         game.emit(Told((lover,), state.day, f"你的情侣{character}已出局，你处于单身状态", "lover"))
         own = cause == "barbecue" and is_noble(state, lover)  # lost by its own group's skill
         if not own:
@@ -385,7 +397,8 @@ class Wa004Ruleset(WerewolfRuleset):
         else:
             guard = self.protection(state, out)
             if guard is not None:
-                game.emit(ev.EffectBlocked(out, guard.value, out, "vote被阻止"))
+                why = f"<{guard.label}>使其免于出局（vote）"
+                game.emit(ev.EffectBlocked(out, guard.value, out, why))
                 game.emit(Announced(day, DAY, "无人出局", "out"))
             else:
                 game.emit(Announced(day, DAY, f"{out}被投票出局", "out", (out,)))
@@ -396,13 +409,15 @@ class Wa004Ruleset(WerewolfRuleset):
         """每个游戏日白天开始时: the previous day's and night's eliminations, in order."""
         state = game.state
         prev = day - 1
-        if prev < 1:
-            return
-        by_day = [e.character for e in state.eliminations if e.day == prev and e.phase == DAY]
-        by_night = [e.character for e in state.eliminations if e.day == prev and e.phase == NIGHT]
-        game.emit(Announced(day, DAY, f"前一日白天出局：{'、'.join(by_day) or '无'}", "summary"))
-        text = f"昨晚出局：{'、'.join(by_night)}" if by_night else "昨晚无人出局"
-        game.emit(Announced(day, DAY, text, "out", tuple(by_night)))
+        if prev >= 1:
+            by_day = [e.character for e in state.eliminations if e.day == prev and e.phase == DAY]
+            by_night = [
+                e.character for e in state.eliminations if e.day == prev and e.phase == NIGHT
+            ]
+            summary = f"前一日白天出局：{'、'.join(by_day) or '无'}"
+            game.emit(Announced(day, DAY, summary, "summary"))
+            text = f"昨晚出局：{'、'.join(by_night)}" if by_night else "昨晚无人出局"
+            game.emit(Announced(day, DAY, text, "out", tuple(by_night)))
         self.publish_last_words(game, day)
 
     # =========================================================================================
@@ -416,41 +431,56 @@ class Wa004Ruleset(WerewolfRuleset):
         self.judge(game)
 
     def resolve_night(self, game: Game) -> None:
-        """Defaults, then (4) 情侣结算, (5) 指杀结算, then the 守护者 quiet-night judgement."""
+        """Walk ``night_order`` (the seed's (1)-(5), as data), then the 守护者 judgement."""
         state = game.state
-        night = state.day
-        group = noble_group(state)
-        living_nobles = state.with_role(Role.NOBLE)
-        if living_nobles and not any(k[1] == Skill.BARBECUE for k in state.night_actions):
-            # 单身贵族在关门一个半小时后仍未提交刀人目标 …… 由导演随机指定目标
-            targets = [c for c in state.living() if not is_noble(state, c)]
-            if targets:
-                pick = game.random("barbecue").choice(targets)
-                game.emit(
-                    ActionTaken(
-                        living_nobles[0], Skill.BARBECUE.value, pick, night,
-                        {"defaulted": True}, group,
-                    )
-                )  # fmt: skip
-        orders = [o for o in state.night_actions.values() if o.actor in state.alive]
+        for step in self.params.night_order:
+            orders = [o for o in state.night_actions.values() if o.actor in state.alive]
+            NIGHT_STEPS[step](self, game, orders)
+            if step.startswith("resolve_"):
+                self.judge(game)  # a declared win stops the rest
+        game.emit(ev.NightJudged(state.day, not state.flags.get(DISTURBED, False)))
+        self.judge(game)
+
+    def spend_love_skills(self, game: Game, orders: list[ActionTaken]) -> None:
+        """(1) 变节者: the orders stand; each counted skill's use is spent now."""
         for o in orders:
-            if Skill(o.skill) in COUNTED_SKILLS:
+            if o.skill in LOVE_SKILLS:
                 game.emit(ev.SkillSpent(o.actor, o.skill))
+
+    def raise_guards(self, game: Game, orders: list[ActionTaken]) -> None:
+        """(2) 守护者: 挽留 holds the couple tonight; 捍卫 covers user and lover till next night."""
+        state = game.state
         for o in orders:
             if o.skill == Skill.RETAIN:
-                game.emit(ev.RetainUsed(o.actor, night))
+                game.emit(ev.RetainUsed(o.actor, state.day))
             elif o.skill == Skill.DEFEND:
+                game.emit(ev.SkillSpent(o.actor, o.skill))
                 lover = lover_of(state, o.actor)
                 covered = (o.actor,) if lover is None else (o.actor, lover)
-                game.emit(ev.Shielded(o.actor, covered, night + 1))
-        self.resolve_couples(game, orders)
-        self.judge(game)
+                game.emit(ev.Shielded(o.actor, covered, state.day + 1))
+
+    def choose_barbecue(self, game: Game, orders: list[ActionTaken]) -> None:
+        """(3) 单身贵族: with no order by the deadline the director picks at random (R20)."""
+        state = game.state
+        living_nobles = state.with_role(Role.NOBLE)
+        if not living_nobles or any(o.skill == Skill.BARBECUE for o in orders):
+            return
+        targets = [c for c in state.living() if not is_noble(state, c)]
+        if targets:
+            pick = game.random("barbecue").choice(targets)
+            game.emit(
+                ActionTaken(
+                    living_nobles[0], Skill.BARBECUE.value, pick, state.day,
+                    {"defaulted": True}, noble_group(state),
+                )
+            )  # fmt: skip
+
+    def resolve_kill(self, game: Game, orders: list[ActionTaken]) -> None:
+        """(5) 指杀结算: the group's latest target goes out unless 捍卫 (or 尊贵) covers it."""
+        state = game.state
         kill = next((o for o in reversed(orders) if o.skill == Skill.BARBECUE), None)
         if kill is not None and kill.target in state.alive and state.with_role(Role.NOBLE):
             self.eliminate(game, kill.target, "barbecue", by=kill.actor)
-        self.judge(game)
-        game.emit(ev.NightJudged(night, not state.flags.get(DISTURBED, False)))
-        self.judge(game)
 
     def resolve_couples(self, game: Game, orders: list[ActionTaken]) -> None:
         """(4) 情侣结算: 分手, then mutual 私奔, then 牛头人, each in submission order.
@@ -479,7 +509,7 @@ class Wa004Ruleset(WerewolfRuleset):
             if not betrayer(o.actor) or lover is None:
                 blocked(o, "分手者已不是处于情侣状态的变节者")
             elif {o.actor, lover} & retaining:
-                blocked(o, "挽留")
+                blocked(o, "<挽留>使情侣状态不会被解除")
             else:
                 self.dissolve(game, o.actor, lover, Skill.BREAKUP, o.actor, leavers)
         done: set[str] = set()
@@ -495,7 +525,7 @@ class Wa004Ruleset(WerewolfRuleset):
             if not (betrayer(a) and betrayer(b)) or lover_of(state, a) == b:
                 blocked(o, "私奔双方不再满足条件")
             elif any({x, y} & retaining for x, y in olds):
-                blocked(o, "挽留")
+                blocked(o, "<挽留>使情侣状态不会被解除")
             else:
                 for x, y in olds:
                     if lover_of(state, x) == y:
@@ -520,7 +550,7 @@ class Wa004Ruleset(WerewolfRuleset):
                 blocked(o, "对方今晚已成为他人的新情侣")
                 continue
             if old is not None and {t, old} & retaining:
-                blocked(o, "挽留")
+                blocked(o, "<挽留>使情侣状态不会被解除")
                 continue
             if old is not None:
                 self.dissolve(game, t, old, Skill.NTR, x, leavers)
@@ -607,3 +637,13 @@ class Wa004Ruleset(WerewolfRuleset):
     def _win(self, game: Game, faction: str, reason: str) -> None:
         results = {f: (WIN if f == faction else LOSE) for f in self.params.factions}
         game.end(str(faction), results, reason)
+
+
+#: night_order step name (YAML) -> the engine method doing it
+NIGHT_STEPS: dict[str, Callable[[Wa004Ruleset, Game, list[ActionTaken]], None]] = {
+    "betrayers": Wa004Ruleset.spend_love_skills,
+    "guardians": Wa004Ruleset.raise_guards,
+    "nobles": Wa004Ruleset.choose_barbecue,
+    "resolve_couples": Wa004Ruleset.resolve_couples,
+    "resolve_kill": Wa004Ruleset.resolve_kill,
+}

@@ -98,7 +98,7 @@ def director_love_view(game: Game) -> dict[str, Any]:
     return {
         "couples": couples(state),
         "true_loves": {
-            c: true_love_of(state, c) for c in state.with_role(Role.BETRAYER, alive_only=False)
+            c: love for c in state.characters if (love := true_love_of(state, c)) is not None
         },
         "marks": {c: marks_of(state, c) for c in state.characters},
         "shields": {

@@ -8,19 +8,22 @@ import models  # noqa: F401  (registers every table on Base.metadata)
 from models.base import Base
 from models.database import default_database_url, make_engine
 
-config = context.config
-url = config.attributes.get("database_url") or default_database_url()
+
+def _url() -> str:
+    url: str = context.config.attributes.get("database_url") or default_database_url()
+    return url
 
 
 def run_migrations_offline() -> None:
     """Emit SQL without a connection (``alembic upgrade --sql``)."""
-    context.configure(url=url, target_metadata=Base.metadata, literal_binds=True)
+    context.configure(url=_url(), target_metadata=Base.metadata, literal_binds=True)
     with context.begin_transaction():
         context.run_migrations()
 
 
 def run_migrations_online() -> None:
     """Apply migrations over a live connection."""
+    url = _url()
     engine = make_engine(url)
     try:
         with engine.connect() as connection:
@@ -35,7 +38,9 @@ def run_migrations_online() -> None:
         engine.dispose()
 
 
-if context.is_offline_mode():
-    run_migrations_offline()
-else:
-    run_migrations_online()
+# Only when Alembic runs this file (importing it elsewhere, e.g. for doctests, does nothing).
+if hasattr(context, "config"):
+    if context.is_offline_mode():
+        run_migrations_offline()
+    else:
+        run_migrations_online()

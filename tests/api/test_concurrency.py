@@ -242,3 +242,35 @@ def test_concurrent_decisions_on_different_suggestions_of_one_player(server_app:
         assert colours.count("yellow") == 4 and colours.count("red") == 1
         assert led["active"] == {"blue": 0, "yellow": 1, "red": 1}
         assert sum(1 for _, r in results if r["ejected"]) == 1
+
+
+def test_concurrent_retries_of_one_batch_store_each_post_once(server_app: Flask) -> None:
+    with serve(server_app) as port:
+        body = {"ruleset": "m72", "players": PLAYERS, "roles": ROLES, "seed": "f"}
+        status, game = request(port, "POST", "/api/games", None, body)
+        token, gid = game["director_token"], game["id"]
+        posts = [
+            {
+                "forum_post_id": f"retry-{i}",
+                "author": PLAYERS[i % 12],
+                "thread": "vote" if i == 0 else "discussion",
+                "day": 1,
+                "body": "投票对象：软件12\n投票理由：划水" if i == 0 else f"第{i}帖：你个ＳＢ",
+                "posted_at": "2026-11-29T20:00:00+08:00",
+            }
+            for i in range(20)
+        ]
+        results = concurrently(
+            4,
+            lambda i: request(port, "POST", f"/api/games/{gid}/posts", token, {"posts": posts}),
+        )
+        assert [s for s, _ in results] == [200] * 4
+        fresh = [r for _, body in results for r in body["results"] if not r["duplicate"]]
+        assert sorted(r["forum_post_id"] for r in fresh) == sorted(
+            p["forum_post_id"] for p in posts
+        )
+        status, queue = request(port, "GET", f"/api/games/{gid}/suggestions", token)
+        assert len(queue["suggestions"]) == 19  # one per offending post, never doubled
+        status, closed = request(port, "POST", f"/api/games/{gid}/advance", token, {"close": "day"})
+        assert status == 200
+        assert any("软件12获得1票" in a for a in closed["announcements"])  # the vote counted once

@@ -201,3 +201,24 @@ def test_openapi_document_lists_every_route(client: Any, app: Flask) -> None:
     assert post["security"] == [{"bearer": []}]
     assert "413" in post["responses"] and "429" in post["responses"]
     assert doc["paths"]["/api/games"]["post"]["security"] == []
+
+
+def test_m08_wolf_missing_the_leader_vote_gets_the_fixed_yellow(api: Any) -> None:
+    game = api.make_game("m08")
+    token = game["director_token"]
+    api.ok("POST", f"/api/games/{game['id']}/advance", token, {"close": "day", "accelerated": True})
+    for wolf in ("穗乃果", "绘里", "小鸟"):  # 海未 does not vote
+        api.ok(
+            "POST",
+            f"/api/games/{game['id']}/actions",
+            token,
+            {"type": "skill", "actor": wolf, "skill": "leader_vote", "target": "穗乃果"},
+        )
+    night = api.ok("POST", f"/api/games/{game['id']}/advance", token, {"close": "night"})
+    assert [(c["character"], c["colour"], c["category"]) for c in night["cards"]] == [
+        ("海未", "yellow", "missed_action")
+    ]
+    assert "狼人未提交选举狼头的选票" in night["cards"][0]["reason"]
+    # a fixed card is the director's and the player's business, not the public's
+    feed = api.ok("GET", f"/api/games/{game['id']}/announcements")
+    assert all("狼头" not in a["text"] for a in feed["announcements"])

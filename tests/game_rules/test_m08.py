@@ -437,25 +437,30 @@ def test_duel_win_when_three_kills_suffice(m08: Game) -> None:
     assert m08.state.ended
 
 
-def test_duel_judgement_as_written() -> None:
-    factions = {"W1": "wolves", "W2": "wolves", "S": "villagers", "H": "villagers",
-                "V1": "villagers", "V2": "villagers", "X": "villagers"}  # fmt: skip
-    common = dict(
+def judge(plan: tuple[str, ...], *, save_used: bool = True) -> bool:
+    """Duel verdict on a 7-character board whose witch X is already out."""
+    factions = {"W1": "wolves", "W2": "wolves", "S": "villagers", "H": "villagers"}
+    factions.update({"V1": "villagers", "V2": "villagers", "X": "villagers"})
+    return duel_wins(
+        alive=frozenset(factions) - {"X"},
         factions=factions,
         gods=frozenset({"S", "H", "X"}),
         plain_villagers=frozenset({"V1", "V2"}),
+        plan=plan,
+        save_used=save_used,
+        poison_ready=False,
         hunter="H",
         witch="X",
     )
-    alive = frozenset(factions) - {"X"}
-    # witch dead with save used: kills V1 (then W out by vote), V2 -> all villagers out: win
-    assert duel_wins(alive=alive, plan=("V1", "V2"), save_used=True, poison_ready=False, **common)
-    # same plan with save never used: lose whatever happens
-    assert not duel_wins(alive=alive, plan=("V1", "V2"), save_used=False, poison_ready=False,
-                         **common)  # fmt: skip
-    # killing the hunter costs a wolf at once: both wolves gone after the day vote -> lose
-    assert not duel_wins(alive=alive, plan=("H", "S", "V1"), save_used=True, poison_ready=False,
-                         **common)  # fmt: skip
+
+
+def test_duel_judgement_as_written() -> None:
+    # kill V1, the village votes W1 out, kill V2: 村民全部出局 within the kills -> win
+    assert judge(("V1", "V2"))
+    # the same plan while the witch never used 救药: 直接判负
+    assert not judge(("V1", "V2"), save_used=False)
+    # killing the hunter costs a wolf at once; the day vote takes the other -> lose
+    assert not judge(("H", "S", "V1"))
 
 
 # -- winning --------------------------------------------------------------------------------
@@ -528,7 +533,7 @@ def test_illegal_night_actions(m08: Game, action: object, error: type, rule: str
     before, n = m08.state.snapshot(), len(m08.log)
     with pytest.raises(error) as err:
         m08.apply(action)  # type: ignore[arg-type]
-    assert err.value.rule == rule
+    assert getattr(err.value, "rule", None) == rule
     assert m08.state.snapshot() == before and len(m08.log) == n
 
 
@@ -544,3 +549,41 @@ def test_twelve_player_variant_is_data_only() -> None:
     roles = list(g.state.roles.values())
     assert roles.count("villager") == 5 and roles.count("wolf") == 4
     assert g.params.engine == "m08"
+
+
+# -- vote rules through the engine -------------------------------------------------------------
+
+
+def test_max_vote_changes_is_a_parameter() -> None:
+    g = new_game("m08", ALL, seed="c", roles=ROLES, params={"max_vote_changes": 2})
+    g.apply(CastVote("狼A", "村2"))
+    g.apply(CastVote("狼A", "村3", is_change=True))
+    g.apply(CastVote("狼A", "村4", is_change=True))
+    with pytest.raises(IllegalActionError) as err:
+        g.apply(CastVote("狼A", "村1", is_change=True))
+    assert err.value.rule == "change_limit"
+
+
+def test_last_hour_and_proxy_deadlines_use_the_scheduled_close(m08: Game) -> None:
+    from datetime import datetime
+
+    from game_rules import ScheduleDay
+
+    close = datetime(2026, 11, 2, 23, 0)
+    m08.apply(ScheduleDay(closes_at=close))
+    m08.apply(CastVote("狼A", "村2", at=datetime(2026, 11, 2, 21, 0)))
+    before = len(m08.log)
+    with pytest.raises(IllegalActionError) as err:
+        m08.apply(CastVote("狼A", "村3", at=datetime(2026, 11, 2, 22, 30), is_change=True))
+    assert err.value.rule == "last_hour" and len(m08.log) == before
+    with pytest.raises(IllegalActionError) as err:
+        m08.apply(CastVote("狼B", "村3", at=datetime(2026, 11, 2, 22, 45), proxy=True))
+    assert err.value.rule == "proxy_late"
+    m08.apply(CastVote("狼C", "村3", at=datetime(2026, 11, 2, 22, 20), proxy=True))
+    m08.apply(CloseDay())
+    assert m08.state.sheriff == "村2"  # equal counts: 村2 reached 1 first
+
+
+def test_conditional_proxy_counts_as_abstention(m08: Game) -> None:
+    m08.apply(CastVote("狼A", "村2", proxy=True, conditional=True))
+    assert m08.state.ballots["狼A"].target is None  # 否则视为弃权

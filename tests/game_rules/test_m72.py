@@ -473,7 +473,7 @@ def test_illegal_night_actions(m72: Game, action: object, error: type, rule: str
     before, n = m72.state.snapshot(), len(m72.log)
     with pytest.raises(error) as err:
         m72.apply(action)  # type: ignore[arg-type]
-    assert err.value.rule == rule
+    assert getattr(err.value, "rule", None) == rule
     assert m72.state.snapshot() == before and len(m72.log) == n
 
 
@@ -500,3 +500,13 @@ def test_missed_night_deadline_means_no_action(m72: Game) -> None:
     vote_day(m72, {})
     night(m72)  # nobody acted: 视为放弃技能行使
     assert out(m72) == [] and m72.state.day == 3
+
+
+def test_no_vote_change_while_accelerated(m72: Game) -> None:
+    from game_rules import ScheduleDay
+
+    m72.apply(CastVote("狼", "占"))
+    m72.apply(ScheduleDay(accelerated=True))
+    with pytest.raises(IllegalActionError) as err:
+        m72.apply(CastVote("狼", "狐", is_change=True))
+    assert err.value.rule == "accelerated"

@@ -49,9 +49,10 @@ def check_invariants(game: Game) -> None:
     state = game.state
     # the game ends, with exactly one winner
     assert state.ended, "random game did not end"
-    assert state.winner in game.params.factions
+    winner = state.winner
+    assert winner is not None and winner in game.params.factions
     assert list(state.results.values()).count("win") == 1
-    assert state.results[state.winner] == "win"
+    assert state.results[winner] == "win"
     # eliminated at most once; the dead never vote, act, or get targeted
     alive = set(game.characters)
     seen: set[str] = set()
@@ -81,8 +82,16 @@ def check_invariants(game: Game) -> None:
         for e in view.events:
             assert e.seen_by(c)
             assert not isinstance(e, GameStarted | StatusSet | FlagSet)
-        if game.params.id.startswith("m72") and state.roles[c].startswith("crow"):
-            assert view.role == "crow"
+        doc = json.dumps(view.to_dict(), ensure_ascii=False)
+        if state.roles[c].startswith("crow"):
+            # 不知道自己是大乌鸦还是小乌鸦
+            assert view.role == "crow" and "crow_big" not in doc and "crow_small" not in doc
+        if not game.params.roles[state.roles[c]].traits.get("wolf"):
+            # the wolves' kill choices reach wolves only (and the M08 witch learns the target)
+            assert not any(
+                isinstance(e, ActionTaken) and e.skill in {"kill", "propose", "extra_kill"}
+                for e in view.events
+            )
         _no_foreign_roles(game, c, view.events)
 
 

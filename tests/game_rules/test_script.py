@@ -31,6 +31,8 @@ def test_m72_example_replays_to_its_outcome() -> None:
     assert outcome.seed == "m72-example-2026-11"
     assert any("废票" in n for n in result.notes)  # 滴滴's vote without a reason
     assert any("超过行动时限" in n for n in result.notes)  # the late crow
+    # 淘宝's three yellow cards merged into a red one: 红牌罚下
+    assert result.cards() == {"淘宝": "红牌1张（由三张黄牌升级）"}
 
 
 def test_m08_example_replays_to_its_outcome() -> None:
@@ -177,3 +179,49 @@ def test_script_mapping_without_players_is_an_error() -> None:
     with pytest.raises(ScriptError) as err:
         run_script({"ruleset": "m08"}, "inline")
     assert "missing key 'players'" in str(err.value)
+
+
+def test_the_example_in_the_docs_replays(tmp_path: Path) -> None:
+    doc = (ROOT / "docs" / "game-script.md").read_text(encoding="utf-8")
+    block = doc.split("## Example", 1)[1].split("```yaml", 1)[1].split("```", 1)[0]
+    script = tmp_path / "doc.yaml"
+    script.write_text(block, encoding="utf-8")
+    result = replay_file(script)
+    assert result.failures == []
+    assert [e.character for e in result.game.outcome().eliminations] == ["E"]
+
+
+def test_cards_escalate_and_eject(tmp_path: Path) -> None:
+    p = write(
+        tmp_path,
+        """days:
+  - day: 1
+    steps:
+      - {card: {character: H, colour: 蓝牌, reason: 侮辱性语言}}
+      - {card: {character: H, colour: blue, reason: 侮辱性语言}}
+      - {card: {character: I, colour: 黄牌, reason: 马甲}}
+      - {card: {character: H, colour: 蓝牌, reason: 侮辱性语言}}
+""",
+    )
+    result = replay_file(p)
+    assert result.cards() == {"H": "黄牌1张（由三张蓝牌升级）", "I": "黄牌1张"}
+    assert result.game.state.alive >= {"H", "I"}
+
+
+def test_red_card_step_ejects_and_bad_colour_is_an_error(tmp_path: Path) -> None:
+    p = write(
+        tmp_path,
+        """days:
+  - day: 1
+    steps:
+      - {card: {character: H, colour: 红牌, reason: 串号, article: "9(1)"}}
+""",
+    )
+    result = replay_file(p)
+    assert [(e.character, e.cause) for e in result.game.state.eliminations] == [("H", "red_card")]
+    bad = write(
+        tmp_path,
+        "days:\n  - day: 1\n    steps:\n      - {card: {character: H, colour: 紫牌, reason: x}}\n",
+    )
+    with pytest.raises(ScriptError):
+        replay_file(bad)

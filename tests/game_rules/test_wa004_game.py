@@ -12,9 +12,15 @@ from game_rules import (
     DeadlinePassed,
     DeclareFactionLost,
     LeaveLastWords,
+    ScheduleDay,
     UseSkill,
 )
-from game_rules.errors import DeadActorError, InvalidTargetError, WrongPhaseError
+from game_rules.errors import (
+    DeadActorError,
+    InvalidTargetError,
+    UnknownCharacterError,
+    WrongPhaseError,
+)
 from game_rules.events import FactionLost, LastWordsGranted
 from game_rules.game import Game, new_game
 from game_rules.randomness import verify_commitment
@@ -361,3 +367,51 @@ def test_an_empty_faction_loses_only_as_a_parameter() -> None:
         lost = {e.faction for e in g.log if isinstance(e, FactionLost)}
         assert ("guardians" in lost) is empty_loses
         assert g.state.winner == expected
+
+
+def test_a_lost_faction_cannot_win_again() -> None:
+    """已经被判负的阵营无法再次达到胜利条件."""
+    g, pairs = arranged_game(BG6, seed="g")
+    g.apply(DeclareFactionLost("betrayers", "导演判负"))
+    choose_true_loves(g, dict(pairs))  # the 变节者 win condition now holds
+    assert not g.state.ended and g.state.phase == "day"
+
+
+def test_no_vote_change_after_acceleration() -> None:
+    """进程加速后不允许改票，所有改票作废."""
+    g, pairs = start()
+    (b0, g0), (b1, _) = pairs[:2]
+    g.apply(CastVote(b0, b1))
+    g.apply(CastVote(b0, g0, is_change=True))
+    g.apply(ScheduleDay(accelerated=True))
+    g.apply(CastVote(g0, b1))
+    with pytest.raises(VoteRejectedError):
+        g.apply(CastVote(g0, b0, is_change=True))
+    g.apply(CloseDay())
+    assert not g.state.is_alive(b1)  # b0's change was voided: both ballots name b1
+
+
+def test_start_phase_legal_actions() -> None:
+    g, pairs = arranged_game(BG6, seed="g")
+    b0, g0 = pairs[0]
+    assert len(g.legal_actions(b0)) == 12 and g.legal_actions(g0) == []
+    assert g.legal_actions() == [DeadlinePassed()]
+    g.apply(UseSkill(b0, "true_love", g0))
+    assert g.legal_actions(b0) == []
+    before = g.state.snapshot()
+    with pytest.raises(UnknownCharacterError):
+        g.apply(UseSkill("无名氏", "true_love", g0))
+    assert g.state.snapshot() == before
+
+
+def test_red_card_during_the_start_lets_the_rest_choose_and_reveal() -> None:
+    g, pairs = arranged_game(BG6, seed="g")
+    b0, g0 = pairs[0]
+    g.eject(b0, "恶意破坏游戏")
+    assert not g.state.is_alive(g0)  # 殉情 follows the red card (R16)
+    g.apply(LeaveLastWords(g0, "来不及了"))  # before the next day begins
+    assert g.state.phase == "setup"
+    for b, _ in pairs[1:]:
+        g.apply(UseSkill(b, "true_love", NOBLE))
+    assert g.state.phase == "day" and g.state.day == 1
+    assert f"{g0}的遗言：来不及了" in texts(g)

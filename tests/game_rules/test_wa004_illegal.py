@@ -14,6 +14,7 @@ from game_rules.errors import (
     NotYourSkillError,
     SkillUsedUpError,
     SubstitutionError,
+    UnknownCharacterError,
     WrongPhaseError,
 )
 from game_rules.game import Game
@@ -61,7 +62,7 @@ def night_two() -> tuple[Game, dict[str, str]]:
 CASES: list[tuple[str, type[GameRuleError]]] = [
     ("dead actor|g4a|defend|", DeadActorError),
     ("dead target|P13|barbecue|g4a", InvalidTargetError),
-    ("unknown target|b1|elope|Nobody", InvalidTargetError),
+    ("unknown target|b1|elope|Nobody", UnknownCharacterError),
     ("target on an untargeted skill|b1|breakup|g1", InvalidTargetError),
     ("missing target|b1|elope|", InvalidTargetError),
     ("guardian has no breakup|g1|breakup|", NotYourSkillError),

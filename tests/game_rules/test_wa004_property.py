@@ -5,8 +5,10 @@ Modest by default; set ``WA004_PLAYOUTS=5000`` (for example) to play thousands.
 
 from __future__ import annotations
 
+import json
 import os
 import random
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,6 +23,12 @@ from game_rules.wa004.views import love_view
 
 PLAYOUTS = int(os.environ.get("WA004_PLAYOUTS", "60"))
 MAX_STEPS = 4000
+VARIANTS: list[dict[str, Any] | None] = [
+    None,
+    {"rules": {"retain_window": "cooldown", "nobility_ends": "second_alive"}},
+    {"rules": {"martyrdom_on_red_card": False, "empty_faction_loses": True}},
+    {"rules": {"marks_to_convert": 2, "guardian_win_from_night": 3}},
+]
 ROLE_WORDS = ("变节者", "守护者", "单身贵族", "殉情", "烧烤", "尊贵", "捍卫")
 
 
@@ -32,10 +40,10 @@ def actor_of(action: Action) -> str | None:
     return None
 
 
-def playout(seed: int, director_rate: float) -> Game:
+def playout(seed: int, director_rate: float, params: dict[str, Any] | None = None) -> Game:
     """Play random legal actions until the game ends; check per-step invariants on the way."""
     rng = random.Random(seed)
-    g = new_game("wa004", NAMES, seed=str(seed))
+    g = new_game("wa004", NAMES, seed=str(seed), params=params)
     for _ in range(MAX_STEPS):
         if g.state.ended:
             break
@@ -91,9 +99,15 @@ def check_views(g: Game) -> None:
 
 
 @settings(max_examples=PLAYOUTS, deadline=None)
-@given(seed=st.integers(0, 2**32), director_rate=st.sampled_from([0.05, 0.2, 0.5]))
-def test_random_games_keep_the_invariants(seed: int, director_rate: float) -> None:
-    g = playout(seed, director_rate)
+@given(
+    seed=st.integers(0, 2**32),
+    director_rate=st.sampled_from([0.05, 0.2, 0.5]),
+    params=st.sampled_from(VARIANTS),
+)
+def test_random_games_keep_the_invariants(
+    seed: int, director_rate: float, params: dict[str, Any] | None
+) -> None:
+    g = playout(seed, director_rate, params)
     assert g.state.ended, "the game must end"
     outcome = g.outcome()
     assert list(outcome.results.values()).count("win") == 1
@@ -101,8 +115,10 @@ def test_random_games_keep_the_invariants(seed: int, director_rate: float) -> No
     assert outcome.seed == str(seed)
     check_log(g)
     check_views(g)
-    again = Game.rebuild("wa004", None, str(seed), NAMES, g.event_dicts())
+    dicts = json.loads(json.dumps(g.event_dicts(), ensure_ascii=False))
+    again = Game.rebuild("wa004", params, str(seed), NAMES, dicts)
     assert again.state.snapshot() == g.state.snapshot()
+    assert again.outcome() == outcome
     assert [type(a) for a in g.public_view().announcements] == [Announced] * len(
         g.public_view().announcements
     )

@@ -8,7 +8,12 @@ from typing import Any
 import pytest
 
 from game_rules import EndNight
-from game_rules.errors import InvalidTargetError, NotYourSkillError, SkillUsedUpError
+from game_rules.errors import (
+    InvalidTargetError,
+    NotYourSkillError,
+    ParameterError,
+    SkillUsedUpError,
+)
 from game_rules.events import ActionTaken, Eliminated, RoleChanged
 from game_rules.game import Game
 from game_rules.wa004 import events as ev
@@ -520,3 +525,19 @@ def test_two_ntrs_on_one_target_the_first_order_wins() -> None:
     )
     assert lover_of(g.state, s.g1) == s.b3 and lover_of(g.state, s.b0) is None
     assert f"{s.b0}对你使用了牛头人（NTR）" in told(g, s.g1)  # told of both sources
+
+
+def test_the_night_order_is_data() -> None:
+    """With (5) before (4) — a variant's YAML — b0 dies single and g1 survives."""
+    order_5_first = ["betrayers", "guardians", "nobles", "resolve_kill", "resolve_couples"]
+    g, s = start(params={"night_order": order_5_first})
+    play_day(g)
+    play_night(g, order(s.b0, "breakup"), order(NOBLE, "barbecue", s.g4a))
+    play_day(g)
+    play_night(g, order(s.b0, "ntr", s.g1), order(NOBLE, "barbecue", s.b0))
+    assert not g.state.is_alive(s.b0) and g.state.is_alive(s.g1)
+
+
+def test_a_night_order_missing_a_step_is_refused() -> None:
+    with pytest.raises(ParameterError):
+        start(params={"night_order": ["betrayers", "guardians", "nobles", "resolve_kill"]})

@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 from moderation.features import FeatureConfig, FeatureSpace, post_tokens, split_pinyin, text_views
 
 
-@pytest.mark.parametrize("spelling", ["傻逼", "煞笔", "沙比", "sha bi", "shabi", "ＳＨＡＢＩ", "傻 . 逼"])
+@pytest.mark.parametrize(
+    "spelling", ["傻逼", "煞笔", "沙比", "sha bi", "shabi", "ＳＨＡＢＩ", "傻 . 逼"]
+)
 def test_homophones_and_romanisations_share_the_pinyin_bigram(spelling: str) -> None:
     assert "p:sha bi" in post_tokens(f"你就是{spelling}")
 
@@ -68,18 +70,39 @@ def test_any_text_gives_tokens_without_crashing(text: str) -> None:
     assert all(isinstance(t, str) for t in post_tokens(text))
 
 
-def test_feature_space_is_sorted_unit_length_and_ignores_unknown_tokens() -> None:
+def test_feature_space_is_sorted_and_ignores_unknown_tokens() -> None:
     documents = [post_tokens(t) for t in ["你是不是傻逼", "我站边5号", "5号是金水", "傻逼5号"]]
     space = FeatureSpace.fit(documents, min_df=2)
     assert list(space.vocabulary) == sorted(space.vocabulary)
-    assert all(
-        sum(1 for d in documents if token in d) >= 2 for token in space.vocabulary
-    )
+    assert all(sum(1 for d in documents if token in d) >= 2 for token in space.vocabulary)
     matrix = space.transform([*documents, ["never-seen"]])
-    for i in range(len(documents)):
-        row = matrix.getrow(i).toarray().ravel()
-        assert math.isclose(float((row**2).sum()), 1.0) or not row.any()
     assert matrix.getrow(len(documents)).nnz == 0
     again = FeatureSpace.fit(list(reversed(documents)), min_df=2)
     assert again.vocabulary == space.vocabulary
     assert (again.transform(documents) != matrix[: len(documents)]).nnz == 0
+
+
+@pytest.mark.parametrize("power", [0.0, 0.5, 1.0])
+def test_rows_are_idf_over_a_power_of_their_length(power: float) -> None:
+    documents = [["a", "b", "b"], ["a", "c"], ["b", "c", "d"], ["a"]]
+    space = FeatureSpace.fit(documents, min_df=1, length_power=power)
+    matrix = space.transform(documents).toarray()
+    for document, row in zip(documents, matrix, strict=True):
+        present = [space.index[t] for t in set(document)]
+        raw = space.idf[present]  # binary: repeats count once
+        length = math.sqrt(float((raw**2).sum()))
+        assert row[present] == pytest.approx(raw / length**power)
+        assert math.isclose(float(row.sum()), float(row[present].sum()))
+    unit = FeatureSpace.fit(documents, min_df=1, binary=False, length_power=1.0)
+    assert (unit.transform(documents).toarray() ** 2).sum(axis=1) == pytest.approx([1.0] * 4)
+
+
+def test_a_phrase_weighs_about_the_same_in_a_long_post() -> None:
+    short, long = post_tokens("你是傻逼"), post_tokens("你是傻逼，" + "昨晚女巫救了人今天归票" * 6)
+    space = FeatureSpace.fit([short, long], min_df=1)
+    column = space.index["c:傻逼"]
+    rows = space.transform([short, long]).toarray()
+    tfidf = FeatureSpace.fit([short, long], min_df=1, binary=False, length_power=1.0)
+    unit_rows = tfidf.transform([short, long]).toarray()
+    # the default keeps more of the phrase's weight in the long post than unit-length tf-idf does
+    assert rows[1, column] / rows[0, column] > unit_rows[1, column] / unit_rows[0, column]

@@ -15,7 +15,6 @@ import pytest
 
 from moderation.classifier import PostClassifier
 from moderation.training import (
-    CATEGORIES,
     CorpusError,
     DecisionsError,
     Post,
@@ -32,7 +31,7 @@ from moderation.training import (
     split_of,
 )
 
-# A small corpus written for these tests: game talk, and three kinds of violation in a few spellings.
+# A small corpus written for these tests: game talk and three kinds of violation, a few spellings.
 _TARGETS = ["3号", "5号", "7号", "预言家", "女巫", "警长"]
 _INSULTS = ["傻逼", "煞笔", "sb", "脑残", "智障", "猪脑子"]
 _INSULT_FRAMES = ["{t}你是不是{x}", "{x}{t}，别装了", "{t}真是个{x}"]
@@ -101,7 +100,7 @@ def fixture_train(corpus_dir: Path) -> list[Post]:
 FAST = TrainingOptions(folds=3, min_positives=10)
 
 
-# -- loading ---------------------------------------------------------------------------------------
+# -- loading --------------------------------------------------------------------------------------
 
 GOOD = {"id": "t-1", "text": "金水", "labels": [], "evasion": "none", "ruleset": None}
 
@@ -153,7 +152,7 @@ def test_non_utf8_and_missing_files_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(CorpusError, match="corpus directory not found"):
         load_corpus(tmp_path / "nowhere")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(CorpusError, match="no \\*.jsonl"):
+    with pytest.raises(CorpusError, match=r"no \*\.jsonl"):
         load_corpus(tmp_path / "empty")
 
 
@@ -165,7 +164,7 @@ def test_duplicate_ids_across_files_name_both_places(tmp_path: Path) -> None:
     assert "b.jsonl:2" in str(caught.value) and "a.jsonl:1" in str(caught.value)
 
 
-# -- split -----------------------------------------------------------------------------------------
+# -- split ----------------------------------------------------------------------------------------
 
 
 def test_split_is_about_one_fifth_dev_and_depends_on_the_id_only() -> None:
@@ -198,7 +197,7 @@ def test_real_corpus_dev_split_covers_every_label_and_evasion_kind() -> None:
     assert {p.id for p in train}.isdisjoint(p.id for p in dev)
 
 
-# -- thresholds ------------------------------------------------------------------------------------
+# -- thresholds -----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -229,7 +228,7 @@ def test_thresholds_pick_the_best_f1_when_there_is_no_conflict() -> None:
     }
 
 
-# -- fitting ---------------------------------------------------------------------------------------
+# -- fitting --------------------------------------------------------------------------------------
 
 
 def test_training_twice_gives_the_same_model_bytes(fixture_train: list[Post]) -> None:
@@ -265,7 +264,7 @@ def test_too_small_a_corpus_is_a_clear_error() -> None:
         fit_classifier([Post("a", "傻逼", ("insult",)), Post("b", "金水", ())], FAST)
 
 
-# -- command line ----------------------------------------------------------------------------------
+# -- command line ---------------------------------------------------------------------------------
 
 
 @pytest.mark.filterwarnings("error")

@@ -1,0 +1,108 @@
+"""Random full games simulated per second, per ruleset (goal: >= 2,000 M72 games/s on one core).
+
+Each game is played through the public API by :func:`game_rules.simulation.play_random_game`
+(random votes, night skills, decisions and deadlines; no red cards or substitutions, so every
+game is a plain game). The reference, measured in the same run, is a fixed pure-Python workload
+(sorting 2,000 pseudo-random integers and folding them into a dict), in runs per second: the
+ratio "games per reference run" is what compares across machines.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from game_rules.game import Game
+from game_rules.simulation import RandomPolicy, play_random_game
+
+SECONDS = 4.0
+RULESETS = ("m72", "m08", "wa004")
+POLICY = RandomPolicy(eject=0.0, substitute=0.0)
+
+
+def _reference_run(seed: int) -> int:
+    rng = random.Random(seed)
+    data = sorted(rng.randrange(1_000_000) for _ in range(2_000))
+    folded: dict[int, int] = {}
+    for x in data:
+        folded[x % 97] = folded.get(x % 97, 0) + x
+    return len(folded)
+
+
+def _rate(fn: Any, seconds: float) -> float:
+    """Calls per second of ``fn(i)`` over about ``seconds``."""
+    fn(0)  # warm-up (imports, caches)
+    n = 0
+    start = time.perf_counter()
+    while True:
+        fn(n)
+        n += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return n / elapsed
+
+
+def run() -> list[dict[str, Any]]:
+    """The benchmark rows for BENCHMARKS.md."""
+    results: list[dict[str, Any]] = []
+    for ruleset in RULESETS:
+        try:
+            play_random_game(ruleset, 0, policy=POLICY)
+        except Exception as exc:  # an engine not (yet) installed is reported, not fatal
+            results.append(
+                {
+                    "name": f"random full {ruleset} games",
+                    "value": 0.0,
+                    "unit": "games/s",
+                    "reference": "n/a",
+                    "reference_value": 0.0,
+                    "higher_is_better": True,
+                    "note": f"not run: {type(exc).__name__}: {exc}",
+                }
+            )
+            continue
+        reference = _rate(_reference_run, SECONDS / 4)
+        rate = _rate(lambda i, r=ruleset: play_random_game(r, i, policy=POLICY), SECONDS)
+        note = "goal >= 2,000 games/s on one core" if ruleset == "m72" else ""
+        results.append(
+            {
+                "name": f"random full {ruleset} games",
+                "value": rate,
+                "unit": "games/s",
+                "reference": "fixed Python workload (sort 2,000 ints + dict fold), runs/s",
+                "reference_value": reference,
+                "higher_is_better": True,
+                "note": note,
+            }
+        )
+    results.append(_rebuild_row())
+    return results
+
+
+def _rebuild_row() -> dict[str, Any]:
+    """Rebuilding finished M72 games from their JSON event logs (the service's read path)."""
+    logs = []
+    for seed in range(40):
+        g = play_random_game("m72", seed, policy=POLICY)
+        logs.append((str(seed), g.characters, g.event_dicts()))
+    reference = _rate(_reference_run, SECONDS / 4)
+
+    def rebuild(i: int) -> None:
+        seed, characters, dicts = logs[i % len(logs)]
+        Game.rebuild("m72", None, seed, characters, dicts)
+
+    return {
+        "name": "rebuild finished m72 games from their event logs",
+        "value": _rate(rebuild, SECONDS / 2),
+        "unit": "games/s",
+        "reference": "fixed Python workload (sort 2,000 ints + dict fold), runs/s",
+        "reference_value": reference,
+        "higher_is_better": True,
+        "note": f"{sum(len(d) for _, _, d in logs) / len(logs):.0f} events per game on average",
+    }
+
+
+if __name__ == "__main__":
+    for row in run():
+        print(row)

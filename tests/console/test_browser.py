@@ -1,0 +1,192 @@
+"""The console in Debian's Chromium (headless, driven by Playwright; no browser download).
+
+A live server runs the real app in a thread on a temporary SQLite file. The director creates an
+M72 game in the page, logs out and back in with the token, posts arrive through the JSON API,
+suggestions are decided with the keyboard and the mouse, a red card ejects a character and the
+ejection shows in the announcements; a hostile post stays inert text.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("console-browser")]
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PLAYERS = ["微信", "支付宝", "淘宝", "抖音", "微博", "知乎", "百度", "美团", "滴滴", "高德",
+           "网易云", "哔哩哔哩"]  # fmt: skip
+HOSTILE = (
+    "傻逼<script>alert('xss')</script>[url=javascript:alert(1)]x[/url]"
+    '<img src=x onerror="alert(2)">'
+)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        pytest.skip("Debian's chromium is not installed (make browser-deps); browser test skipped")
+    pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
+    return path
+
+
+@pytest.fixture
+def server(chromium: str, tmp_path: Path, template_db: Path) -> Iterator[str]:
+    from api import create_app
+    from api.console.liveserver import LiveServer
+
+    db = tmp_path / "browser.sqlite3"
+    shutil.copy(template_db, db)
+    app = create_app(
+        {
+            "DATABASE_URL": f"sqlite:///{db}",
+            "SECRET_KEY": "browser-test",
+            "USE_CLASSIFIER": False,
+            "RATE_LIMIT_POSTS": (100_000, 60),
+        }
+    )
+    with LiveServer(app) as live:
+        yield live.url
+    app.extensions["bansha_db"].dispose()
+
+
+@pytest.fixture
+def page(chromium: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        yield page
+        context.close()
+        browser.close()
+
+
+def api_post(base: str, path: str, token: str, body: Any) -> Any:
+    request = urllib.request.Request(
+        base + path,
+        data=json.dumps(body, ensure_ascii=False).encode("utf-8"),
+        method="POST",
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read().decode("utf-8"))
+
+
+def post(base: str, game_id: str, token: str, fid: str, author: str, body: str) -> Any:
+    item = {
+        "forum_post_id": fid,
+        "author": author,
+        "thread": "discussion",
+        "day": 1,
+        "body": body,
+        "posted_at": "2026-11-29T20:00:00+08:00",
+    }
+    return api_post(base, f"/api/games/{game_id}/posts", token, item)
+
+
+def test_m72_red_card_and_inert_hostile_post(server: str, page: Any) -> None:
+    from playwright.sync_api import expect
+
+    dialogs: list[str] = []
+    errors: list[str] = []
+
+    def on_dialog(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    # Create an M72 game in the page.
+    page.goto(server + "/new")
+    page.check("input[name=ruleset][value=m72]")
+    page.fill("#players", "\n".join(PLAYERS))
+    page.fill("#seed", "browser-seed")
+    with page.expect_navigation():
+        page.click("#create")
+    token = page.input_value("#director-token")
+    game_id = page.locator("h1 .muted").inner_text().lstrip("#").strip()
+    expect(page.locator("table.deal tbody tr")).to_have_count(12)
+    assert token not in page.url
+
+    # Log out, then log in with the director token.
+    with page.expect_navigation():
+        page.click("#logout")
+    page.goto(server + "/login")
+    page.fill("#token", token)
+    with page.expect_navigation():
+        page.click("#login-submit")
+    assert page.url.endswith("/queue") and token not in page.url
+
+    # Posts arrive through the JSON API, as a forum bot sends them.
+    first = post(server, game_id, token, "b1", "支付宝", "曹尼玛，谁投我我跟谁急")
+    hostile = post(server, game_id, token, "b2", "抖音", HOSTILE)
+    third = post(server, game_id, token, "b3", "淘宝", "我发誓我是村民")
+    sids = [r["suggestion"]["id"] for r in (first, hostile, third)]
+    page.goto(server + "/queue")
+    expect(page.locator("article.item")).to_have_count(3)
+
+    # The hostile post is shown literally and nothing in it runs.
+    body = page.locator(f"#s-{sids[1]} .post")
+    expect(body).to_have_text(HOSTILE)
+    expect(body.locator("mark")).to_have_text("傻逼")
+    assert page.locator("#queue script, #queue img, a[href^='javascript']").count() == 0
+    expect(page.locator(f"#s-{sids[0]} .how").first).to_have_text("“曹尼玛” → 音近 操你妈")
+
+    # Keyboard: j/k move the selection; Enter confirms the suggested colour (blue).
+    expect(page.locator(f"#s-{sids[0]}")).to_have_class("item colour-blue current")
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    expect(page.locator(f"#s-{sids[2]}")).to_have_class("item colour-blue current")
+    page.keyboard.press("k")
+    page.keyboard.press("k")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    expect(page.locator(".flash-ok")).to_contain_text(f"#{sids[0]} 已判蓝牌")
+    expect(page.locator("article.item")).to_have_count(2)
+
+    # A note, then a direct red card with the mouse: 抖音 is ejected and it is announced.
+    page.fill(f"#s-{sids[1]} .note-input", "恶意贴代码")
+    with page.expect_navigation():
+        page.click(f"#s-{sids[1]} button[value=red]")
+    expect(page.locator(".flash-red").first).to_have_text("公示：抖音被红牌罚下")
+    page.goto(server + "/day")
+    expect(page.locator("#ann-1")).to_have_value("「乌鸦飞过」\n抖音被红牌罚下")
+
+    # Press "g" on the last one: dismissed (green).
+    page.goto(server + "/queue")
+    with page.expect_navigation():
+        page.keyboard.press("g")
+    expect(page.locator(".flash-ok")).to_contain_text("已驳回")
+    page.goto(server + "/queue?status=all")
+    expect(page.locator(f"#s-{sids[1]} .decided-line")).to_contain_text("红牌")
+    expect(page.locator(f"#s-{sids[1]} .note")).to_have_text("备注：恶意贴代码")
+
+    # The ejection reaches the game: M72 applies it after the day's vote.
+    page.goto(server + "/day")
+    with page.expect_navigation():
+        page.click("#close-day")
+    page.goto(server + "/players")
+    row = page.locator("table.players tbody tr", has_text="抖音")
+    expect(row).to_contain_text("出局")
+    expect(row).to_contain_text("红牌罚下")
+
+    assert dialogs == [], dialogs
+    assert errors == [], errors  # no CSP violation, no script error

@@ -1,0 +1,82 @@
+"""The lexicon data files: well-formed, consistent with each other and with the seeds."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from lexicons.loader import (
+    CATEGORIES,
+    known_rulesets,
+    load_allow,
+    load_articles,
+    load_game_vocab,
+    load_patterns,
+    load_terms,
+)
+from moderation.normalize import fold_term
+
+SEEDS = {
+    "wa004": Path("/work/shared/seeds/000_534010cfb8826d2e.txt"),
+    "m72": Path("/work/shared/seeds/001_5989b70b7af6ef2e.txt"),
+    "m08": Path("/work/shared/seeds/003_ceb227e7972d5865.txt"),
+}
+
+
+def test_rulesets() -> None:
+    assert known_rulesets() == ("m08", "m72", "wa004")
+
+
+def test_every_term_and_pattern_article_exists_where_its_category_applies() -> None:
+    keys = [(e.category, e.article, e.source) for e in load_terms()]
+    keys += [(p.category, p.article, p.id) for p in load_patterns()]
+    for ruleset in known_rulesets():
+        cats = load_articles(ruleset).categories
+        for category, article, where in keys:
+            if category in cats:
+                assert article in cats[category].articles, (ruleset, where, article)
+
+
+def test_applicability_follows_the_seeds() -> None:
+    applies = {r: set(load_articles(r).categories) for r in known_rulesets()}
+    assert "real_life" in applies["m08"] and "real_life" not in applies["m72"] | applies["wa004"]
+    assert "meta" in applies["m72"] and "meta" not in applies["m08"] | applies["wa004"]
+    assert "font" in applies["m72"] and "font" in applies["wa004"] and "font" not in applies["m08"]
+    for r in known_rulesets():
+        assert {"insult", "oath", "vest", "director", "evidence", "emotional"} <= applies[r]
+
+
+def test_terms_are_unique_per_category_and_fold_to_something() -> None:
+    counts = Counter((fold_term(e.term), e.category) for e in load_terms())
+    assert [k for k, n in counts.items() if n > 1] == []
+    assert all(fold_term(e.term) for e in load_terms())
+    assert {e.category for e in load_terms()} == set(CATEGORIES)
+
+
+def test_game_vocabulary_and_allow_list_load() -> None:
+    words = {w for w, _, _ in load_game_vocab()}
+    assert {"查杀", "金水", "悍跳", "倒钩", "警徽流", "抗推", "狼坑"} <= words
+    assert any(a.word == "操作" for a in load_allow())
+
+
+def test_no_numbered_backreferences_in_patterns() -> None:
+    for p in load_patterns():
+        assert not re.search(r"\\[1-9]", p.regex), p.id
+
+
+@pytest.mark.parametrize("ruleset", sorted(SEEDS))
+def test_article_texts_are_quoted_from_the_seed(ruleset: str) -> None:
+    seed = SEEDS[ruleset]
+    if not seed.exists():
+        pytest.skip(f"seed file {seed} not available")
+    text = seed.read_text(encoding="utf-8")
+    for category, body in load_articles(ruleset).categories.items():
+        for key, art in body.articles.items():
+            if art.text == "导演认为违规的其他行为":
+                assert "认为违规的其他行为" in text
+                continue
+            clause = art.code.split("(")[1].rstrip(")")
+            assert f"（{clause}）{art.text}" in text, (ruleset, category, key, art.code, art.text)
