@@ -7,7 +7,7 @@ PORT ?= 8000
 MODEL := var/model.skops
 PACKAGES := game_rules moderation lexicons models api bansha
 
-.PHONY: run test lint bench venv venv-dev model db browser-deps clean
+.PHONY: run test lint bench screenshots venv venv-dev model db browser-deps clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -55,6 +55,10 @@ test: venv-dev browser-deps lint model
 
 bench: venv-dev model
 	$(BIN)/python -m bench.run
+
+# Console screenshots for docs/ and the README (needs Debian's chromium: make browser-deps).
+screenshots: venv-dev browser-deps
+	$(BIN)/python -m api.console.screenshots --out docs/screenshots
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -21,13 +21,14 @@ from models.ratelimit import RateWindow
 
 def _upsert(insert: Any) -> Any:
     # Built once: constructing the statement per request costs more than running it.
-    values = insert(RateWindow).values(
+    # The table, not the mapped class: a plain Core statement skips the ORM's bulk-insert path.
+    values = insert(RateWindow.__table__).values(
         token_hash=bindparam("token_hash"), window=bindparam("window"), count=bindparam("cost")
     )
     return values.on_conflict_do_update(
-        index_elements=[RateWindow.token_hash, RateWindow.window],
-        set_={"count": RateWindow.count + bindparam("cost")},
-    ).returning(RateWindow.count)
+        index_elements=["token_hash", "window"],
+        set_={"count": RateWindow.__table__.c.count + bindparam("cost")},
+    ).returning(RateWindow.__table__.c.count)
 
 
 _UPSERT = {"postgresql": _upsert(postgresql.insert), "sqlite": _upsert(sqlite.insert)}

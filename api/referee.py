@@ -406,7 +406,7 @@ def ingest_posts(
             }
             for p, _, r in fresh
         ]
-        new_ids = session.execute(stmt, rows).scalars().all()
+        new_ids = session.connection().execute(stmt, rows).scalars().all()
         ledgers: dict[str, tuple[list[Card], Any]] = {}
         for (_, screen, record), new_id in zip(fresh, new_ids, strict=True):
             record.id = int(new_id)

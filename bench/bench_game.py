@@ -4,7 +4,8 @@ Each game is played through the public API by :func:`game_rules.simulation.play_
 (random votes, night skills, decisions and deadlines; no red cards or substitutions, so every
 game is a plain game). The reference, measured in the same run, is a fixed pure-Python workload
 (sorting 2,000 pseudo-random integers and folding them into a dict), in runs per second: the
-ratio "games per reference run" is what compares across machines.
+ratio "games per reference run" is what compares across machines. Rates are per CPU-second of
+this process (one core), so a busy machine disturbs them less than wall-clock rates.
 """
 
 from __future__ import annotations
@@ -31,14 +32,18 @@ def _reference_run(seed: int) -> int:
 
 
 def _rate(fn: Any, seconds: float) -> float:
-    """Calls per second of ``fn(i)`` over about ``seconds``."""
+    """Calls per CPU-second of ``fn(i)`` over about ``seconds`` of this process's CPU time.
+
+    CPU time rather than wall time: the figure is "on one core" and other processes on a busy
+    machine do not count against it.
+    """
     fn(0)  # warm-up (imports, caches)
     n = 0
-    start = time.perf_counter()
+    start = time.process_time()
     while True:
         fn(n)
         n += 1
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         if elapsed >= seconds:
             return n / elapsed
 

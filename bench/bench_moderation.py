@@ -5,6 +5,7 @@ else ``bench/moderation_sample.txt``), on one core:
 
 * ``screen`` single: ``Screener.screen`` one post at a time (rules, and the model if present);
 * ``screen_many`` batch: the whole sample in batches of 256 (the classifier runs per batch);
+* when a model is loaded, also ``screen`` without it, to show the rule engine's share;
 * reference: ``jieba.lcut`` (precise mode, jieba's default) over the same posts;
 * resident memory (peak RSS) of the process once lexicons (and the model, if present) are loaded.
 
@@ -104,7 +105,27 @@ def run() -> list[dict[str, Any]]:
     rss = _rss_mib()
     note = f"{n} posts ({chars} chars) from {source}; {model}; one core"
     ref_label = "jieba.lcut (precise mode) on the same posts"
+    extra: list[dict[str, Any]] = []
+    if screener.classifier is not None:
+        rules = Screener("m08", classifier=None)
+
+        def rules_only() -> None:
+            for p in posts:
+                rules.screen(p)
+
+        extra.append(
+            {
+                "name": "moderation: screen without the model (lexicons + patterns only)",
+                "value": round(_rate(rules_only, n), 1),
+                "unit": "posts/s",
+                "reference": ref_label,
+                "reference_value": round(ref, 1),
+                "higher_is_better": True,
+                "note": f"{n} posts from {source}; shows the rule engine's share of the time",
+            }
+        )
     return [
+        *extra,
         {
             "name": "moderation: screen, one post at a time",
             "value": round(one, 1),

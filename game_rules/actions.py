@@ -10,6 +10,8 @@ UseSkill(actor='占卜', skill='divine', target='饺子', reason=None, choice=No
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
@@ -179,3 +181,39 @@ def action_from_dict(data: Mapping[str, Any]) -> Action:
     except TypeError as exc:
         raise IllegalActionError("bad_action", f"{data.get('type')}: {exc}") from exc
     return action
+
+
+def _allowed_types(hint: Any) -> tuple[type, ...]:
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        return tuple(t for arg in typing.get_args(hint) for t in _allowed_types(arg))
+    if hint is None or hint is type(None):
+        return (type(None),)
+    return (hint,)
+
+
+_FIELD_TYPES: dict[type, tuple[tuple[str, tuple[type, ...]], ...]] = {
+    cls: tuple((name, _allowed_types(hint)) for name, hint in typing.get_type_hints(cls).items())
+    for cls in ACTION_TYPES.values()
+}
+
+
+def check_action(action: object) -> None:
+    """Raise :class:`IllegalActionError` (rule ``bad_action``) if a field has the wrong type.
+
+    Actions of classes this module does not define (a ruleset's own) are left to the ruleset.
+
+    >>> check_action(UseSkill("甲", "divine", 3))
+    Traceback (most recent call last):
+    ...
+    game_rules.errors.IllegalActionError: [bad_action] UseSkill.target: 3 is not str | None
+    """
+    checks = _FIELD_TYPES.get(type(action))
+    if checks is None:
+        return
+    for name, allowed in checks:
+        value = getattr(action, name)
+        if not isinstance(value, allowed) or (bool not in allowed and isinstance(value, bool)):
+            wanted = " | ".join("None" if t is type(None) else t.__name__ for t in allowed)
+            raise IllegalActionError(
+                "bad_action", f"{type(action).__name__}.{name}: {value!r} is not {wanted}"
+            )

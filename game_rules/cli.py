@@ -57,7 +57,10 @@ def format_text(result: ReplayResult) -> str:
 
 def replay_main(argv: Sequence[str]) -> int:
     """Entry point of ``bansha replay``."""
-    args = _parser().parse_args(list(argv))
+    try:
+        args = _parser().parse_args(list(argv))
+    except SystemExit as exc:  # --help, or bad arguments (argparse printed why)
+        return int(exc.code or 0)
     try:
         result = replay_file(args.script)
     except GameRuleError as exc:

@@ -19,6 +19,7 @@ from game_rules.actions import (
     DeclareFactionLost,
     Eject,
     Substitute,
+    check_action,
 )
 from game_rules.errors import (
     DeadActorError,
@@ -96,6 +97,11 @@ class Game:
         """Every event so far, oldest first."""
         return tuple(self._log)
 
+    @property
+    def log_length(self) -> int:
+        """How many events the log holds (cheaper than ``len(game.log)``)."""
+        return len(self._log)
+
     def event_dicts(self) -> list[dict[str, Any]]:
         """The log as plain JSON dicts (each with a ``type`` tag)."""
         return [event_to_dict(e) for e in self._log]
@@ -129,6 +135,7 @@ class Game:
         """
         if self._state.ended:
             raise GameOverError(message="游戏已经结束")
+        check_action(action)
         mark = len(self._log)
         try:
             if isinstance(action, Substitute):

@@ -180,7 +180,7 @@ class M72(WerewolfRuleset):
         to: tuple[str, ...] = ()
         if skill in {"kill", "extra_kill"}:
             to = tuple(c for c in state.with_role(*PACK) if c != actor)
-        game.emit(ActionTaken(actor, skill, target, state.day, {"seq": len(game.log)}, to))
+        game.emit(ActionTaken(actor, skill, target, state.day, {"seq": game.log_length}, to))
 
     def night_options(self, state: GameState, actor: str) -> list[Action]:
         """Night skills ``actor`` may still use tonight."""

@@ -103,17 +103,18 @@ def _decide(game: Game, rng: random.Random, policy: RandomPolicy) -> None:
 def _play_day(game: Game, rng: random.Random, policy: RandomPolicy) -> None:
     # any living character (or 弃权) is a legal ballot, so targets are drawn directly
     state = game.state
-    for voter in state.living():
+    living = state.living()  # no one leaves while the day's votes are cast
+    for voter in living:
         if state.ended or state.phase != DAY:
             return
-        target = None if rng.random() < policy.abstain else rng.choice(state.living())
+        target = None if rng.random() < policy.abstain else rng.choice(living)
         _try(game, CastVote(voter, target))
     if policy.change_vote:
         for voter in state.living():
             if state.ended or state.phase != DAY:
                 return
             if rng.random() < policy.change_vote:
-                _try(game, CastVote(voter, rng.choice(state.living()), is_change=True))
+                _try(game, CastVote(voter, rng.choice(living), is_change=True))
     if not state.ended and state.phase == DAY and not state.decisions:
         game.apply(CloseDay())
 

@@ -63,6 +63,7 @@ class GameState:
     """Mutable snapshot of a game, owned by its :class:`~game_rules.game.Game`."""
 
     __slots__ = (
+        "_living",
         "alive",
         "announcements",
         "ballots",
@@ -101,6 +102,7 @@ class GameState:
         self.roles: dict[str, str] = {}
         self.factions: dict[str, str] = {}
         self.alive: set[str] = set(characters)
+        self._living: list[str] | None = None  # seating-order cache, reset by each elimination
         self.eliminations: list[Elimination] = []
         self.phase = SETUP
         self.day = 0
@@ -135,8 +137,10 @@ class GameState:
 
     def living(self) -> list[str]:
         """Living characters in seating (creation) order."""
-        alive = self.alive
-        return [c for c in self.characters if c in alive]
+        if self._living is None:
+            alive = self.alive
+            self._living = [c for c in self.characters if c in alive]
+        return list(self._living)
 
     def role(self, character: str) -> str:
         """The character's current role key."""
@@ -156,11 +160,10 @@ class GameState:
 
     def with_trait(self, trait: str, alive_only: bool = True) -> list[str]:
         """Characters whose role has a truthy ``trait`` in the ruleset data."""
-        specs = self.params.roles
+        holders = _roles_with_trait(self.params, trait)
+        roles, alive = self.roles, self.alive
         return [
-            c
-            for c in self.characters
-            if specs[self.roles[c]].traits.get(trait) and (not alive_only or c in self.alive)
+            c for c in self.characters if roles[c] in holders and (not alive_only or c in alive)
         ]
 
     def snapshot(self) -> dict[str, Any]:
@@ -193,6 +196,21 @@ class GameState:
         }
 
 
+_TRAIT_CACHE: dict[tuple[int, str], tuple[RulesetParams, frozenset[str]]] = {}
+
+
+def _roles_with_trait(params: RulesetParams, trait: str) -> frozenset[str]:
+    """Role keys whose data has a truthy ``trait`` (cached per params object)."""
+    key = (id(params), trait)
+    hit = _TRAIT_CACHE.get(key)
+    if hit is not None and hit[0] is params:
+        return hit[1]
+    roles = frozenset(k for k, spec in params.roles.items() if spec.traits.get(trait))
+    if len(_TRAIT_CACHE) < 1024:
+        _TRAIT_CACHE[key] = (params, roles)
+    return roles
+
+
 def _started(s: GameState, e: GameStarted) -> None:
     s.roles = dict(e.roles)
     specs = s.params.roles
@@ -215,6 +233,7 @@ def _phase(s: GameState, e: PhaseStarted) -> None:
 
 def _eliminated(s: GameState, e: Eliminated) -> None:
     s.alive.discard(e.character)
+    s._living = None
     s.eliminations.append(Elimination(e.character, e.cause, e.day, e.phase, e.by))
 
 

@@ -12,9 +12,9 @@ catch it, so nothing runs after ``GameEnded``.
 
 from __future__ import annotations
 
-import contextlib
 from datetime import datetime, timedelta
 from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from game_rules.actions import (
@@ -65,6 +65,7 @@ if TYPE_CHECKING:
 
 BASE_TIME = datetime(2000, 1, 1)
 SECOND = timedelta(seconds=1)
+DAY_SPAN = timedelta(days=1)
 
 
 class _Ended(Exception):
@@ -91,6 +92,7 @@ def vote_policy_for(params: RulesetParams) -> VotePolicy:
     return policy
 
 
+@lru_cache(maxsize=256)
 def day_base(day: int) -> datetime:
     """Synthetic start of ``day`` for games played without timestamps."""
     return BASE_TIME + timedelta(days=day)
@@ -163,8 +165,10 @@ class WerewolfRuleset(Ruleset):
 
     def handle(self, game: Game, action: Action) -> None:
         """Dispatch one action (see the module docstring)."""
-        with contextlib.suppress(_Ended):
+        try:
             self._dispatch(game, action)
+        except _Ended:
+            return
 
     def _dispatch(self, game: Game, action: Action) -> None:
         state = game.state
@@ -246,7 +250,7 @@ class WerewolfRuleset(Ruleset):
         raw = state.flags.get("closes_at")
         if raw:
             return datetime.fromisoformat(raw)
-        return day_base(state.day) + timedelta(days=1)
+        return day_base(state.day + 1)
 
     @staticmethod
     def ballot_of(e: VoteCast) -> Ballot:
@@ -284,11 +288,12 @@ class WerewolfRuleset(Ruleset):
             if a.target not in state.alive:
                 raise InvalidTargetError("dead_target", f"{a.target}已出局，不能被投票")
         box: BallotBox = state.vote_box or BallotBox()
+        closes_at = self.closes_at(state)
         at = a.at
         if at is None:
-            at = box.history[-1].at + SECOND if box.history else day_base(state.day) + SECOND
-            if a.requested_at is None and box.history and box.history[-1].at.tzinfo is not None:
-                at = at.replace(tzinfo=box.history[-1].at.tzinfo)
+            # untimed ballots (tests, simulations): one second after the previous one, the first
+            # a day before the close; same awareness as the close so votes.py can compare them
+            at = box.history[-1].at + SECOND if box.history else closes_at - DAY_SPAN + SECOND
         ballot = Ballot(
             voter=a.voter,
             target=a.target,
@@ -304,7 +309,7 @@ class WerewolfRuleset(Ruleset):
         new_box = box.cast(
             ballot,
             policy=self.policy,
-            closes_at=self.closes_at(state),
+            closes_at=closes_at,
             accelerated=bool(state.flags.get("accelerated")),
             voters=self.voters(state),
             candidates=state.alive,

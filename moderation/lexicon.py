@@ -23,8 +23,9 @@ are.  Candidate hits then pass three filters that keep game talk clean:
 
 from __future__ import annotations
 
+import threading
 import unicodedata
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -32,7 +33,14 @@ from typing import Any
 
 import ahocorasick
 
-from lexicons.loader import AllowEntry, TermEntry, load_allow, load_game_vocab, load_terms
+from lexicons.loader import (
+    CATEGORIES,
+    AllowEntry,
+    TermEntry,
+    load_allow,
+    load_game_vocab,
+    load_terms,
+)
 from moderation.normalize import (
     WILDCARD,
     NormalizedText,
@@ -49,6 +57,7 @@ __all__ = [
     "LexiconMatcher",
     "category_hits",
     "default_matcher",
+    "remember_hits",
     "span_via",
 ]
 
@@ -331,6 +340,23 @@ def default_matcher() -> LexiconMatcher:
     )
 
 
+# The screener computes every post's candidates before the classifier asks for the same post's
+# hits (as features), so it leaves them here; a small FIFO keeps the memory bounded.
+_RECENT_HITS: OrderedDict[str, tuple[tuple[str, str], ...]] = OrderedDict()
+_RECENT_LIMIT = 4096
+_RECENT_LOCK = threading.Lock()
+
+
+def remember_hits(text: str, candidates: Iterable[Candidate]) -> None:
+    """Record ``text``'s lexicon and pattern candidates for :func:`category_hits`."""
+    hits = tuple((c.category, c.via) for c in candidates if c.category in CATEGORIES)
+    with _RECENT_LOCK:
+        _RECENT_HITS[text] = hits
+        _RECENT_HITS.move_to_end(text)
+        while len(_RECENT_HITS) > _RECENT_LIMIT:
+            _RECENT_HITS.popitem(last=False)
+
+
 def category_hits(text: str) -> list[tuple[str, str]]:
     """``(category, via)`` for every lexicon and sentence-pattern hit in ``text``.
 
@@ -339,6 +365,10 @@ def category_hits(text: str) -> list[tuple[str, str]]:
     >>> category_hits("你是煞笔")
     [('insult', 'exact')]
     """
+    with _RECENT_LOCK:
+        cached = _RECENT_HITS.get(text)
+    if cached is not None:
+        return list(cached)
     from moderation.patterns import default_patterns
 
     nt = normalize(text)

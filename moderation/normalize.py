@@ -40,9 +40,10 @@ Views (all derived from one per-character fold, see ``docs/moderation.md``):
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 
 __all__ = [
@@ -170,7 +171,7 @@ def _keep_in_clean(ch: str) -> bool:
     return not (cat[0] in "CM" or cat == "So" or cat == "Sk")
 
 
-@cache
+@lru_cache(maxsize=1 << 16)
 def fold_char(ch: str) -> tuple[str, str, str]:
     """Fold one original character.
 
@@ -218,6 +219,11 @@ def fold_char(ch: str) -> tuple[str, str, str]:
     return folded, "".join(clean_parts), kind
 
 
+# Translate tables remember at most this many characters each, so posts made of ever-new rare
+# code points cannot grow memory without bound (the tables then just compute, uncached).
+_TABLE_LIMIT = 1 << 17
+
+
 class _FoldTable(dict[int, str]):
     """``str.translate`` table that computes and caches :func:`fold_char` on first sight."""
 
@@ -227,7 +233,8 @@ class _FoldTable(dict[int, str]):
 
     def __missing__(self, cp: int) -> str:
         value = fold_char(chr(cp))[self._index]
-        self[cp] = value
+        if len(self) < _TABLE_LIMIT:
+            self[cp] = value
         return value
 
 
@@ -240,7 +247,8 @@ class _LengthTable(dict[int, str]):
 
     def __missing__(self, cp: int) -> str:
         value = chr(len(fold_char(chr(cp))[self._index]))
-        self[cp] = value
+        if len(self) < _TABLE_LIMIT:
+            self[cp] = value
         return value
 
 
@@ -265,7 +273,7 @@ def _pinyin_dict() -> dict[int, str]:
     return table
 
 
-@cache
+@lru_cache(maxsize=1 << 16)
 def readings(ch: str) -> tuple[str, ...]:
     """Every toneless pinyin reading of a Han character, most common first; () for anything else.
 
@@ -283,15 +291,30 @@ def readings(ch: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-_SYLLABLES: dict[str, str] = {}
+_SYLLABLE_LOCK = threading.Lock()
+
+
+@cache
+def _syllables() -> dict[str, str]:
+    """Every toneless syllable in pypinyin's table, numbered in sorted order (deterministic)."""
+    names: set[str] = set()
+    for raw in _pinyin_dict().values():
+        names.update(_strip_tone(r) for r in raw.split(","))
+    names.discard("")
+    return {name: chr(_SYLLABLE_BASE + i) for i, name in enumerate(sorted(names))}
 
 
 def syllable_code(syllable: str) -> str:
-    """The private-use code point standing for one toneless syllable in the ``sound`` view."""
-    code = _SYLLABLES.get(syllable)
-    if code is None:
-        code = chr(_SYLLABLE_BASE + len(_SYLLABLES))
-        _SYLLABLES[syllable] = code
+    """The private-use code point standing for one toneless syllable in the ``sound`` view.
+
+    >>> syllable_code("sha") == syllable_code("sha") != syllable_code("shi")
+    True
+    """
+    table = _syllables()
+    code = table.get(syllable)
+    if code is None:  # a reading outside pypinyin's table (never seen so far): number it once
+        with _SYLLABLE_LOCK:
+            code = table.setdefault(syllable, chr(_SYLLABLE_BASE + len(table)))
     return code
 
 
@@ -311,7 +334,8 @@ class _SoundTable(dict[int, str]):
             value = " "  # a raw private-use char in a post must never pose as a syllable
         else:
             value = ch
-        self[cp] = value
+        if len(self) < _TABLE_LIMIT:
+            self[cp] = value
         return value
 
 
@@ -319,7 +343,8 @@ class _InitialTable(dict[int, str]):
     def __missing__(self, cp: int) -> str:
         rs = readings(chr(cp))
         value = rs[0][0] if rs else chr(cp)
-        self[cp] = value
+        if len(self) < _TABLE_LIMIT:
+            self[cp] = value
         return value
 
 
@@ -457,25 +482,26 @@ class NormalizedText:
         return self.folded.translate(_INITIALS)
 
     @cached_property
+    def sound(self) -> str:
+        """One private-use code point per Han syllable (first reading); letters/digits as is.
+
+        Same length as ``folded``, so its indices are folded indices.
+        """
+        return self.folded.translate(_SOUND_LAYERS[0])
+
+    @cached_property
     def sound_layers(self) -> tuple[str, ...]:
         """``sound`` view per heteronym layer (layer k uses the k-th reading where there is one).
 
-        Layer 0 is always present; further layers only when some character has that many readings.
-        Every layer has the length of ``folded``, so its indices are folded indices.
+        Layer 0 is :attr:`sound`; further layers only when some character has that many readings.
         """
-        base = self.folded.translate(_SOUND_LAYERS[0])
-        layers = [base]
+        layers = [self.sound]
         for table in _SOUND_LAYERS[1:]:
             alt = self.folded.translate(table)
             if alt == layers[-1]:
                 break
             layers.append(alt)
         return tuple(layers)
-
-    @property
-    def sound(self) -> str:
-        """Layer 0 of the sound view: one private-use code point per Han syllable."""
-        return self.sound_layers[0]
 
 
 def normalize(text: str) -> NormalizedText:

@@ -37,7 +37,7 @@ from lexicons.loader import (
     load_articles,
     read_text,
 )
-from moderation.lexicon import Candidate, default_matcher
+from moderation.lexicon import Candidate, default_matcher, remember_hits
 from moderation.normalize import NormalizedText, normalize
 from moderation.patterns import default_patterns
 from moderation.rules import font_candidates, water_candidate
@@ -286,6 +286,8 @@ class Screener:
     def _rule_findings(self, nt: NormalizedText) -> list[Finding]:
         cands = self._matcher.candidates(nt)
         cands += self._patterns.candidates(nt)
+        if self.classifier is not None:
+            remember_hits(nt.original, cands)  # the classifier's lexicon features reuse them
         cands += font_candidates(nt.original)
         water = water_candidate(nt)
         if water is not None:
@@ -361,6 +363,8 @@ def _article_key(articles: Mapping[str, Any], article: Article) -> str:
 def _merge(findings: list[Finding], original: str) -> list[Finding]:
     """Merge overlapping findings of one category into one finding over the union of spans.
 
+    Touching findings merge too when they are the same term repeated (``sbsbsb``).
+
     Term, via and article come from the longest member (it explains the most: 傻逼 via repeat
     rather than 逼 alone; ties: the more confident, then the earlier); the confidence is the
     highest of the members.
@@ -374,7 +378,8 @@ def _merge(findings: list[Finding], original: str) -> list[Finding]:
         cluster: list[Finding] = []
         end = -1
         for f in group:
-            if cluster and f.start > end:  # touching spans (傻逼傻逼) merge too
+            touching_other = f.start == end and cluster and f.term != cluster[-1].term
+            if cluster and (f.start > end or touching_other):  # 傻逼傻逼 merges, 傻逼你妈 not
                 out.append(_combine(cluster, original))
                 cluster = []
             cluster.append(f)

@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session
 
 from api import cardrules, schemas
 from api.auth import DIRECTOR, hash_token
+from api.console.forms import decision_for
 from api.console.highlight import highlight, spans_from_findings
 from api.console.labels import (
     cause_label,
@@ -55,10 +56,12 @@ from api.store import audit
 from game_rules import actions as act
 from game_rules.events import Announced
 from game_rules.params import load_params
+from game_rules.penalties import CardColour
 from models.cards import Card, Decision, Suggestion
 from models.game import Game as GameRow
 from models.game import GameEvent, Token
 from models.posts import Post
+from models.types import utcnow
 
 RULESETS = ("m72", "m08", "wa004")
 #: forum times are shown in the forum's zone (the seeds' 关门 times are Beijing time)
@@ -174,9 +177,10 @@ def create_game(body: dict[str, Any]) -> CreatedGame:
     if view is None:  # pragma: no cover - the service's view lost its undecorated form
         raise ConsoleError("服务缺少建局函数")
     try:
-        response, _status = view(body=valid)
+        returned = view(body=valid)
     except ApiError as exc:
         raise ConsoleError(api_message(exc)) from exc
+    response = returned[0] if isinstance(returned, tuple) else returned
     data: dict[str, Any] = response.get_json()
     with read_game(data["id"]) as (_session, row, game):
         deal = deal_rows(row, game)
@@ -226,7 +230,7 @@ def deal_rows(row: GameRow, game: Game) -> list[dict[str, str]]:
 # Reading one game
 
 
-@dataclass
+@dataclass(frozen=True)
 class GameSummary:
     """The header every console page shows."""
 
@@ -314,18 +318,11 @@ def ledger_summary(ruleset: str, character: str, cards: Sequence[Card]) -> dict[
     return {
         "summary": ledger.describe(),
         "red": ledger.is_red,
-        "active": {c: ledger.count(cardrules_colour(c)) for c in ("blue", "yellow", "red")},
+        "active": {c: ledger.count(CardColour.parse(c)) for c in ("blue", "yellow", "red")},
         "cards": [_card_chip(c) for c in cards],
         "escalations": [_card_chip(c) for c in cards if c.source == "escalation"],
         "merged": sorted({i for c in cards for i in c.escalated_from}),
     }
-
-
-def cardrules_colour(colour: str) -> Any:
-    """The penalties module's colour enum for a stored colour string."""
-    from game_rules.penalties import CardColour
-
-    return CardColour.parse(colour)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -465,7 +462,7 @@ def _without_cite(text: str, cite: str) -> str:
     return text
 
 
-@dataclass
+@dataclass(frozen=True)
 class DecisionResult:
     """What a decision did, for the flash message."""
 
@@ -489,8 +486,6 @@ def decide_suggestion(
             if suggestion.game_id != game_id:
                 raise ConsoleError("没有这条待审建议")
             session.refresh(suggestion)
-            from api.console.forms import decision_for
-
             action, changed = decision_for(suggestion.colour, colour)
             result = decide(
                 locked,
@@ -525,8 +520,6 @@ def give_card(
     actor: str,
 ) -> DecisionResult:
     """A card given directly (串号/作弊 → red ...), recorded as a decided manual suggestion."""
-    from models.types import utcnow
-
     if colour not in ("blue", "yellow", "red"):
         raise ConsoleError("直接判罚只能选择蓝牌、黄牌或红牌")
     if not reason.strip():
@@ -762,10 +755,11 @@ def pending_actions(game: Game) -> list[dict[str, Any]]:
     """Skills and decisions the director may enter now, grouped by (actor, skill) with targets."""
     state = game.state
     options: list[Any] = []
-    if state.phase == "night" or state.decisions:
-        for character in game.characters:
-            options.extend(a for a in game.legal_actions(character) if isinstance(a, act.UseSkill))
-        options.extend(a for a in game.legal_actions(None) if isinstance(a, act.UseSkill))
+    # Skills are asked of every character (night skills, wa004's pre-game 爱情追寻, decisions such
+    # as 最后一枪/殉职); during a day the engines offer only ballots here, which are left out.
+    for character in game.characters:
+        options.extend(a for a in game.legal_actions(character) if isinstance(a, act.UseSkill))
+    options.extend(a for a in game.legal_actions(None) if isinstance(a, act.UseSkill))
     groups: dict[tuple[str, str], dict[str, Any]] = {}
     for a in options:
         key = (a.actor, a.skill)
@@ -817,6 +811,7 @@ def day_and_night(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
         "living": state.living(),
         "can_close_day": state.phase == "day" and not state.decisions and not state.ended,
         "can_close_night": state.phase == "night" and not state.decisions and not state.ended,
+        "deadline": any(isinstance(a, act.DeadlinePassed) for a in game.legal_actions(None)),
         "open_decisions": [{"actor": a, "decision": skill_label(d)} for (a, d) in state.decisions],
         "accelerated": bool(state.flags.get("accelerated")) or state.day in row.accelerated_days,
         "categories": manual_categories(row.ruleset),
@@ -883,6 +878,23 @@ def close_current_day(
             )
     except ApiError as exc:
         raise ConsoleError(api_message(exc)) from exc
+
+
+def deadline_passed(game_id: str, *, actor_label: str) -> list[str]:
+    """行动时限已到: open decisions and pending choices take the ruleset's defaults."""
+    try:
+        with locked_game(game_id) as (session, locked):
+            events = locked.apply(act.DeadlinePassed())
+            audit(
+                session,
+                game_id,
+                actor_label,
+                "action",
+                {"action": {"type": "deadline_passed"}, "via": "console"},
+            )
+    except ApiError as exc:
+        raise ConsoleError(api_message(exc)) from exc
+    return [e.text for e in events if isinstance(e, Announced)]
 
 
 def close_current_night(game_id: str, *, actor_label: str) -> list[str]:

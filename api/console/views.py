@@ -297,6 +297,21 @@ def night_action() -> BaseResponse:
     return _back("console.day_night")
 
 
+@console_bp.post("/deadline")
+@director_required
+def deadline() -> BaseResponse:
+    """The deadline passed: pending choices and decisions take their defaults."""
+    try:
+        lines = service.deadline_passed(_director_game(), actor_label=_actor())
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.day_night")
+    flash("时限已到：未做出的选择按规则默认处理", "ok")
+    for line in lines:
+        flash(f"公示：{line}", "info")
+    return _back("console.day_night")
+
+
 @console_bp.post("/proxy")
 @director_required
 def proxy() -> BaseResponse:

@@ -235,3 +235,29 @@ def test_unknown_character_or_category_for_a_card_is_400(api: Any, game: dict[st
         response = api.call("POST", f"/api/games/{game['id']}/cards", game["director_token"], body)
         assert response.status_code == 400
         assert response.get_json()["error"]["path"] == path
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players"),
+    [
+        (
+            "m08",
+            ["穗乃果", "绘里", "小鸟", "海未", "凛", "真姬", "希", "花阳", "妮可", "千歌", "梨子"],
+        ),
+        ("m72", [f"软件{i}" for i in range(1, 13)]),
+        ("wa004", [f"角色{i}" for i in range(1, 14)]),
+    ],
+)
+def test_every_ruleset_ejects_on_a_red_card(api: Any, ruleset: str, players: list[str]) -> None:
+    response = api.client.post(
+        "/api/games", json={"ruleset": ruleset, "players": players, "seed": "r"}
+    )
+    assert response.status_code == 201
+    game = response.get_json()
+    before = api.announcements(game)
+    result = give(api, game, players[-1], "red", category="multi_account")
+    assert result["ejected"]["applied"] is True and result["ejected"]["was_alive"] is True
+    after = api.announcements(game)
+    new = after[len(before) :]
+    assert any(players[-1] in text for text in new), new
+    assert result["cards"][0]["category"] == "multi_account"

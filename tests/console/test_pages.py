@@ -480,3 +480,106 @@ def test_unknown_console_page_is_html(console: Any, game: dict[str, Any]) -> Non
     response = console.form("/queue/abc", {"colour": "red"})
     assert response.status_code == 302
     assert "建议编号无效" in console.html("/queue")
+
+
+def settle(console: Any) -> None:
+    """Enter every offered skill with its first target, then let the deadline pass if offered."""
+    for _ in range(40):
+        html = console.html("/day")
+        form = re.search(
+            r'name="actor" value="([^"]+)">\s*<input type="hidden" name="skill" value="([^"]+)">'
+            r'\s*<select name="target">\s*<option value="([^"]*)"',
+            html,
+        )
+        if form is None:
+            break
+        actor, skill, target = (unescape(g) for g in form.groups())
+        console.form("/action", {"actor": actor, "skill": skill, "target": target}, page="/day")
+        assert "已记录" in console.html("/day")
+    if 'id="deadline"' in console.html("/day"):
+        console.form("/deadline", {}, page="/day")
+
+
+@pytest.mark.parametrize(("ruleset", "count"), [("m08", 11), ("wa004", 13), ("m72", 12)])
+def test_every_ruleset_plays_through_the_pages(console: Any, ruleset: str, count: int) -> None:
+    players = "\n".join(f"角色{i}" for i in range(1, count + 1))
+    response = console.client.post(
+        "/new",
+        data={"csrf_token": console.csrf("/new"), "ruleset": ruleset, "players": players,
+              "seed": "every-ruleset"},
+    )  # fmt: skip
+    assert response.status_code == 200, response.get_data(as_text=True)
+    token = re.search(r'id="director-token" value="([^"]+)"', response.get_data(as_text=True))
+    game_id = re.search(r"#([0-9a-f]{16})", response.get_data(as_text=True))
+    assert token is not None and game_id is not None
+    game = {"id": game_id.group(1), "director_token": token.group(1)}
+    for path in PAGES:
+        console.html(path)
+    settle(console)
+    console.post(game, "角色1", "你这个傻逼")
+    console.form("/day/close", {}, page="/day")
+    night = console.html("/day")
+    assert "第1天 夜晚" in night or "待处理的决定" in night
+    for path in PAGES:
+        console.html(path)
+    settle(console)
+    console.form("/night/close", {}, page="/day")
+    for path in PAGES:
+        html = console.html(path)
+        assert "出错了" not in html
+    assert "第2天" in console.html("/day")
+
+
+def test_zombie_and_activity_suggestions_render(console: Any, game: dict[str, Any]) -> None:
+    console.login(game["director_token"])
+    sid = console.post(game, "支付宝", "曹尼玛")["suggestion"]["id"]
+    console.form(f"/queue/{sid}", {"colour": "red"})
+    # 抖音 posts 5 times; everyone else lurks. Penalties go to the review queue.
+    for i in range(5):
+        console.post(game, "抖音", f"分析第{i}条")
+    console.form("/day/close", {"review": "1"}, page="/day")
+    queue = console.html("/queue")
+    assert "潜水/未投票" in queue and "在未执行加速的讨论日不足五帖" in queue
+    console.post(game, "支付宝", "我还在看戏<b>哈哈</b>", day=1)
+    zombie = [s for s in console.suggestions(game, "pending") if s["kind"] == "zombie"]
+    assert len(zombie) == 1
+    html = item_html(console.html("/queue"), zombie[0]["id"])
+    assert "诈尸" in html and "已出局" in html
+    assert "我还在看戏&lt;b&gt;哈哈&lt;/b&gt;" in html
+
+
+def test_red_with_faction_lost_ends_the_game(console: Any, game: dict[str, Any]) -> None:
+    # 狐狸 (妖狐阵营) is 微博 in the fixed deal; judging its faction lost with a red card.
+    sid = console.post(game, "微博", "曹尼玛")["suggestion"]["id"]
+    console.login(game["director_token"])
+    console.form(f"/queue/{sid}", {"colour": "red", "faction_lost": "1"})
+    view = console.client.get(
+        f"/api/games/{game['id']}/view",
+        headers={"Authorization": f"Bearer {game['director_token']}"},
+    ).get_json()
+    assert view["director"]["outcome"]["results"]["foxes"] == "lose"
+    assert "微博被红牌罚下" in console.announcements(game)
+    decided = console.html("/queue?status=decided")
+    assert "判负阵营" in decided
+
+
+def test_m08_sheriff_weight_in_tally(console: Any) -> None:
+    players = ["穗乃果", "绘里", "小鸟", "海未", "凛", "真姬", "希", "花阳", "妮可", "千歌", "梨子"]
+    created = console.client.post(
+        "/api/games", json={"ruleset": "m08", "players": players, "seed": "m08-weight"}
+    ).get_json()
+    game = {"id": created["id"], "director_token": created["director_token"]}
+    for voter in players:
+        console.post(game, voter, "投票对象：穗乃果\n投票理由：竞岗", thread="vote")
+    console.login(game["director_token"])
+    console.form("/day/close", {"accelerated": "1"}, page="/day")
+    settle(console)
+    console.form("/night/close", {}, page="/day")
+    if 'id="deadline"' in console.html("/day"):
+        console.form("/deadline", {}, page="/day")
+    sheriff_view = console.client.get(f"/api/games/{game['id']}/view").get_json()
+    sheriff = sheriff_view["sheriff"]
+    assert sheriff == "穗乃果" and sheriff in sheriff_view["living"]
+    target = next(p for p in sheriff_view["living"] if p != sheriff)
+    console.post(game, sheriff, f"投票对象：{target}\n投票理由：测试", thread="vote", day=2)
+    assert f"{target}获得1.5票" in unescape(console.html("/day"))

@@ -1,4 +1,8 @@
-"""Shared helpers for the game core tests: games with fixed roles and short-hand moves."""
+"""Shared fixtures for the game core tests: M72 and M08 games with fixed seatings.
+
+(The test modules repeat the seatings as constants: with importlib import mode they cannot
+import this file.)
+"""
 
 from __future__ import annotations
 
@@ -37,18 +41,6 @@ M08_ROLES: dict[str, str] = {
     "村3": "villager",
     "村4": "villager",
 }
-
-
-@pytest.fixture
-def m72_roles() -> dict[str, str]:
-    """The fixed M72 seating."""
-    return dict(M72_ROLES)
-
-
-@pytest.fixture
-def m08_roles() -> dict[str, str]:
-    """The fixed M08 seating."""
-    return dict(M08_ROLES)
 
 
 @pytest.fixture

@@ -587,3 +587,48 @@ def test_last_hour_and_proxy_deadlines_use_the_scheduled_close(m08: Game) -> Non
 def test_conditional_proxy_counts_as_abstention(m08: Game) -> None:
     m08.apply(CastVote("狼A", "村2", proxy=True, conditional=True))
     assert m08.state.ballots["狼A"].target is None  # 否则视为弃权
+
+
+def test_sheriff_succession_after_vote_is_announced_at_once(m08: Game) -> None:
+    to_day2(m08, "村1")
+    vote_day(m08, {"狼A": "村1"})
+    m08.apply(UseSkill("村1", "succession", "预"))
+    assert "村1<殉职>，预继任警长" in announcements(m08, 2)
+    assert m08.public_view().sheriff == "预"
+    assert "你继任警长" in private(m08, "预")
+
+
+def test_night_succession_waits_for_the_next_day(m08: Game) -> None:
+    to_day2(m08, "村1")
+    vote_day(m08, {})
+    propose_and_kill(m08, "村1")
+    m08.apply(EndNight())
+    m08.apply(UseSkill("村1", "succession", "预"))
+    assert m08.state.day == 3
+    day3 = announcements(m08, 3)
+    assert day3.index("夜晚出局角色：村1") < day3.index("村1<殉职>，预继任警长")
+    assert "当日警长：预" in day3
+
+
+def test_game_ends_at_once_even_before_the_hunters_shot(m08: Game) -> None:
+    to_day2(m08)
+    vote_day(m08, {})
+    m08.eject("村2", "测试")
+    m08.eject("村3", "测试")  # 4 wolves of 9
+    m08.apply(EndNight())
+    vote_day(m08, {"狼A": "猎"})  # 4 of 8: 游戏立即结束
+    assert m08.state.ended and m08.state.winner == "wolves"
+    with pytest.raises(IllegalActionError):
+        m08.apply(UseSkill("猎", "shoot", "狼A"))
+
+
+def test_untimed_ballots_follow_an_aware_close(m08: Game) -> None:
+    from datetime import UTC, datetime
+
+    from game_rules import ScheduleDay
+
+    m08.apply(ScheduleDay(closes_at=datetime(2026, 11, 2, 15, tzinfo=UTC)))
+    m08.apply(CastVote("狼A", "村2"))
+    m08.apply(CastVote("狼B", "村2"))
+    m08.apply(CloseDay())
+    assert m08.state.sheriff == "村2"

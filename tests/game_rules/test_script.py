@@ -225,3 +225,26 @@ def test_red_card_step_ejects_and_bad_colour_is_an_error(tmp_path: Path) -> None
     )
     with pytest.raises(ScriptError):
         replay_file(bad)
+
+
+def test_replay_help_and_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    assert replay_main(["--help"]) == 0
+    assert "bansha replay" in capsys.readouterr().out
+    assert replay_main([]) == 2
+
+
+def test_substitute_inherits_cards(tmp_path: Path) -> None:
+    p = write(
+        tmp_path,
+        """days:
+  - day: 1
+    steps:
+      - {card: {character: H, colour: 黄牌, reason: 潜水}}
+      - {substitute: {character: H, player: 替补甲}}
+      - {card: {character: H, colour: 黄牌, reason: 潜水}}
+""",
+    )
+    result = replay_file(p)
+    assert result.ledgers["H"].players[-1] == "替补甲"
+    assert result.cards() == {"H": "黄牌2张"}
+    assert result.game.state.players["H"] == "替补甲"

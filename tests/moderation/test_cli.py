@@ -80,3 +80,12 @@ def test_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> No
 def test_too_large_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert screen_main(["好" * 70000]) == 1
     assert "64 KiB" in capsys.readouterr().err
+
+
+def test_undecodable_argv_bytes_print_without_crashing(capsys: pytest.CaptureFixture[str]) -> None:
+    # argv bytes that are not UTF-8 arrive as lone surrogates (surrogateescape)
+    assert screen_main(["\udcff你是sb\udcfe"]) == 0
+    assert "拼音缩写" in capsys.readouterr().out
+    assert screen_main(["\udcff你是sb", "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["findings"][0]["match"] == "sb"

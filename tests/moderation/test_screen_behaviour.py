@@ -251,3 +251,28 @@ def test_missing_or_broken_model_file_means_rules_only(
         warnings.simplefilter("ignore")
         assert load_default_classifier() is None
     assert [f.term for f in Screener("m08").screen("傻逼")] == ["傻逼"]
+
+
+# --- lexicon hits as classifier features ----------------------------------------------------
+
+
+def test_category_hits_for_features() -> None:
+    from moderation.lexicon import category_hits
+
+    assert ("insult", "homophone") in category_hits("你这个沙比")
+    assert ("oath", "pattern") in category_hits("我拿人格担保")
+    assert category_hits("查杀3号，金水7号") == []
+
+
+def test_screener_hands_its_hits_to_the_classifier_features() -> None:
+    from moderation.lexicon import category_hits
+
+    seen: list[list[tuple[str, str]]] = []
+
+    class Recording(FakeClassifier):
+        def predict(self, texts: Sequence[str]) -> list[dict[str, float]]:
+            seen.extend(category_hits(t) for t in texts)
+            return super().predict(texts)
+
+    Screener("m08", classifier=Recording({})).screen("你是傻逼")
+    assert seen == [[("insult", "exact")]]

@@ -173,3 +173,29 @@ def test_qq_chat_log_shape(m08: Screener) -> None:
     log = "奶茶三分糖(12345678) 21:03:11\n今晚刀8号\n饺子(87654321) 21:03:40\n好"
     f = _only(m08.screen(log), "evidence")
     assert f.match.startswith("奶茶三分糖(12345678)")
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("我刚问过导演，他说可以用楼中楼", "director"),
+        ("法官昨晚跟我说守卫没行动", "director"),
+        ("导演你判错了", "director"),
+        ("红牌给得太随意了", "director"),
+        ("我对这个黄牌有意见", "director"),
+        ("你凭什么给我黄牌", "director"),
+        ("我发毒誓我是好人", "oath"),
+        ("我以我的人格发誓", "oath"),
+        ("我用我全家的命担保", "oath"),
+        ("要是我是狼就让我天打雷劈", "oath"),
+        ("我要是狼你们可以给我红牌", "oath"),
+        ("以我的信仰担保", "oath"),
+        ("谁骗人谁是小狗", "oath"),
+        ("揭秘的时候见分晓", "oath"),
+        ("你以前是不是叫清风", "vest"),
+        ("你的场外又在指挥你了", "vest"),
+        ("我知道你的马甲是谁", "vest"),
+    ],
+)
+def test_sentence_shapes(m08: Screener, text: str, category: str) -> None:
+    assert category in {f.category for f in m08.screen(text)}
