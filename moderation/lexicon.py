@@ -228,11 +228,11 @@ class LexiconMatcher:
             ):
                 continue
             sounded = via in ("homophone", "initials")
-            if sounded and not has_han_span(folded, start, end) and _punctuated(nt, start, end):
+            has_han = has_han_span(folded, start, end)
+            if sounded and not has_han and _punctuated(nt, start, end):
                 continue  # A、B、C are player labels, not the initials of 白痴
             if sounded and folded[start:end] in self._text_keys:
                 continue  # the text automaton reports this span with a better explanation
-            has_han = any(is_han(c) for c in folded[start:end])
             if has_han and (self._needs_boundary[idx] or sounded):
                 seg = seg or _Segmentation(folded)
                 if not seg.is_word_span(start, end):
