@@ -119,16 +119,6 @@ def severity_colour(severity: str) -> CardColour | None:
         return None
 
 
-def severity_rank(severity: str) -> int:
-    """Order findings by their severity hint (0 when it names no colour).
-
-    >>> severity_rank("red") > severity_rank("yellow") > severity_rank("") == 0
-    True
-    """
-    colour = severity_colour(severity)
-    return colour.rank if colour is not None else 0
-
-
 @dataclass(frozen=True)
 class StoredCard:
     """A card row as the ledger needs it."""
@@ -230,9 +220,20 @@ class Step:
 
 
 def add_card(
-    ledger: CardLedger, colour: str, reason: str, *, source: str, category: str | None, day: int
+    ruleset: str,
+    ledger: CardLedger,
+    colour: str,
+    reason: str,
+    *,
+    source: str,
+    category: str | None,
+    day: int,
 ) -> tuple[CardLedger, list[Step]]:
-    """Add a decided or fixed card; the new ledger and the escalations it caused, in order."""
+    """Add a decided or fixed card; the new ledger and the escalations it caused, in order.
+
+    Each escalation's reason names the merged cards and quotes the seed's sentence.
+    """
+    quote = rules(ruleset).escalation_quote
     new, ups = ledger.add(
         Card(
             CardColour.parse(colour),
@@ -247,18 +248,11 @@ def add_card(
             e.colour.value,
             tuple(c.id for c in e.merged),
             e.card.id,
-            f"{e.describe()}（{rules_quote(ledger)}）" if rules_quote(ledger) else e.describe(),
+            f"{e.describe()}（{quote}）" if quote else e.describe(),
         )
         for e in ups
     ]
     return new, steps
-
-
-def rules_quote(ledger: CardLedger) -> str:
-    """The seeds' escalation sentence (三张【蓝牌】升级为一张【黄牌】…)."""
-    if ledger.blues_per_yellow == 3 and ledger.yellows_per_red == 3:
-        return "三张【蓝牌】升级为一张【黄牌】；三张【黄牌】升级为一张【红牌】"
-    return ""
 
 
 def check_cardable(ruleset: str, colour: str, *, eliminated: bool) -> None:

@@ -9,7 +9,7 @@ keeps escalations from being lost or doubled.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import bindparam, select
@@ -72,11 +72,3 @@ def append_events(session: Session, game: Game, events: Sequence[dict[str, Any]]
 def audit(session: Session, game_id: str, actor: str, action: str, detail: dict[str, Any]) -> None:
     """Append one audit entry (never updated, never deleted)."""
     session.add(AuditEntry(game_id=game_id, actor=actor, action=action, detail=detail, at=utcnow()))
-
-
-def audit_many(
-    session: Session, game_id: str, actor: str, entries: Iterable[tuple[str, dict[str, Any]]]
-) -> None:
-    """Append several audit entries."""
-    for action, detail in entries:
-        audit(session, game_id, actor, action, detail)

@@ -13,11 +13,19 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from game_rules.actions import Action, CastVote, CloseDay, EndNight, LeaveLastWords, UseSkill
+from game_rules.actions import (
+    Action,
+    CastVote,
+    CloseDay,
+    DeadlinePassed,
+    EndNight,
+    LeaveLastWords,
+    UseSkill,
+)
 from game_rules.errors import GameRuleError
 from game_rules.game import Game, new_game
 from game_rules.params import load_params
-from game_rules.state import DAY, NIGHT
+from game_rules.state import DAY, NIGHT, SETUP
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,8 @@ def play_random_game(
             _play_day(game, rng, policy)
         elif state.phase == NIGHT:
             _play_night(game, rng, policy)
+        elif state.phase == SETUP:
+            _play_setup(game, rng, policy)
     return game
 
 
@@ -98,6 +108,20 @@ def _decide(game: Game, rng: random.Random, policy: RandomPolicy) -> None:
         return
     choices = [a for a in options if isinstance(a, UseSkill)]
     game.apply(rng.choice(choices) if choices else options[-1])
+
+
+def _play_setup(game: Game, rng: random.Random, policy: RandomPolicy) -> None:
+    # wa004's start: each 变节者 chooses a true love (or misses the deadline), then the director's
+    # deadline draws the missing choices at random and the game moves on to day 1
+    state = game.state
+    for actor in state.living():
+        if state.ended or state.phase != SETUP:
+            return
+        options = game.legal_actions(actor)
+        if options and rng.random() >= policy.miss_deadline:
+            game.apply(rng.choice(options))
+    if not state.ended and state.phase == SETUP:
+        game.apply(DeadlinePassed())
 
 
 def _play_day(game: Game, rng: random.Random, policy: RandomPolicy) -> None:

@@ -22,14 +22,15 @@ import os
 import sys
 import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from moderation.classifier import DEFAULT_MODEL_PATH, PostClassifier
 from moderation.features import FeatureConfig, FeatureSpace, lexicon_hits_function, post_tokens
@@ -468,12 +469,15 @@ def fit_classifier(
         )
     targets = label_matrix(train, categories)
     clean = np.array([p.clean for p in train], dtype=bool)
-    oof = out_of_fold_probabilities(train, tokens, categories, options, progress)
+    # OpenBLAS threads fighting the fitting threads for two cores made training several times
+    # slower; nothing here needs them.
+    with threadpool_limits(limits=1):
+        oof = out_of_fold_probabilities(train, tokens, categories, options, progress)
+        space, coef, intercept = _fit_linear(tokens, targets, options)
     priority = {c: 1.0 if c in CORE_CATEGORIES else options.minor_priority for c in categories}
     thresholds = choose_thresholds(
         oof, targets, clean, categories, options.clean_fpr_budget, priority
     )
-    space, coef, intercept = _fit_linear(tokens, targets, options)
     progress("final model")
     metadata = {
         "seed": options.seed,
