@@ -12,7 +12,18 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from sqlalchemy.engine import make_url
+
 from models.database import default_database_url
+
+
+def shown(url: str) -> str:
+    """A database URL fit for printing (password hidden).
+
+    >>> shown("postgresql+psycopg://bansha:s3cret@db/bansha")
+    'postgresql+psycopg://bansha:***@db/bansha'
+    """
+    return make_url(url).render_as_string(hide_password=True)
 
 
 def serve_main(argv: Sequence[str]) -> int:
@@ -31,12 +42,16 @@ def serve_main(argv: Sequence[str]) -> int:
     url = default_database_url()
     if current_revision(url) is None:
         print(
-            f"bansha serve: the database at {url} has no schema; run 'bansha db upgrade' first",
+            f"bansha serve: the database at {shown(url)} has no schema; "
+            "run 'bansha db upgrade' first",
             file=sys.stderr,
         )
         return 1
     app = create_app()
-    print(f"Bansha Referee on http://{args.host}:{args.port}/ (database: {url})", file=sys.stderr)
+    print(
+        f"Bansha Referee on http://{args.host}:{args.port}/ (database: {shown(url)})",
+        file=sys.stderr,
+    )
     app.run(host=args.host, port=args.port, debug=args.debug, threaded=True, use_reloader=False)
     return 0
 
@@ -60,7 +75,7 @@ def db_main(argv: Sequence[str]) -> int:
     url = args.url or default_database_url()
     if args.command == "upgrade":
         upgrade(url, args.revision)
-        print(f"database at {url} is at revision {current_revision(url)}")
+        print(f"database at {shown(url)} is at revision {current_revision(url)}")
         return 0
     print(current_revision(url) or "(empty: run 'bansha db upgrade')")
     return 0

@@ -10,6 +10,7 @@ key                            environment variable                  default
 ``RATE_LIMIT_POSTS``           ``BANSHA_RATE_LIMIT`` (``N/SECONDS``) 3000 posts per 60 s per token
 ``USE_CLASSIFIER``             ``BANSHA_CLASSIFIER`` (0 = rules only)  on (if the model file exists)
 (model file)                   ``BANSHA_MODEL``                      ``var/model.skops`` (optional)
+``ADMIN_TOKEN``                ``BANSHA_ADMIN_TOKEN``                unset: anyone may create games
 =============================  ====================================  ==============================
 """
 
@@ -54,7 +55,8 @@ def load_config(test_config: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "MAX_POST_CHARS": int(env.get("BANSHA_MAX_POST_CHARS", 16_000)),
         "USE_CLASSIFIER": env.get("BANSHA_CLASSIFIER", "1") not in ("0", "false", "no"),
         "RATE_LIMIT_POSTS": parse_rate(env.get("BANSHA_RATE_LIMIT", "3000/60")),
-        "JSON_AS_ASCII": False,
+        # When set, POST /api/games needs it as the bearer token (default: anyone may create).
+        "ADMIN_TOKEN": env.get("BANSHA_ADMIN_TOKEN") or None,
     }
     if test_config:
         config.update(test_config)

@@ -8,9 +8,9 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify
 
 from api import schemas
-from api.auth import DIRECTOR, PLAYER, hash_token, new_token
+from api.auth import DIRECTOR, PLAYER, bearer_token, hash_token, new_token
 from api.database import db
-from api.errors import BadRequest
+from api.errors import BadRequest, Forbidden, Unauthorized
 from api.gameplay import GameRuleError, create_game, events_to_dicts
 from api.openapi import endpoint
 from api.store import append_events, audit
@@ -19,6 +19,18 @@ from models.game import Token
 from models.types import utcnow
 
 bp = Blueprint("games", __name__)
+
+
+def _check_admin() -> None:
+    """With ``ADMIN_TOKEN`` configured, only its holder may create games."""
+    expected = current_app.config.get("ADMIN_TOKEN")
+    if not expected:
+        return
+    given = bearer_token()
+    if given is None:
+        raise Unauthorized("creating a game needs the service's admin token")
+    if not secrets.compare_digest(given.encode(), str(expected).encode()):
+        raise Forbidden("this token may not create games")
 
 
 def _players(raw: list[Any]) -> list[dict[str, Any]]:
@@ -48,11 +60,14 @@ def _players(raw: list[Any]) -> list[dict[str, Any]]:
     request_schema=schemas.CREATE_GAME,
     response=schemas.CREATED_GAME,
     status=201,
-    errors=(400, 413),
+    errors=(400, 401, 403, 413),
     description="The response is the only time the tokens are shown; the service keeps only "
-    "their hashes. Give each player their own token; keep the director token.",
+    "their hashes. Give each player their own token; keep the director token. When the service "
+    "is configured with an admin token (BANSHA_ADMIN_TOKEN), creating a game requires it as the "
+    "bearer token.",
 )
 def create(body: dict[str, Any]) -> tuple[Response, int]:
+    _check_admin()
     players = _players(body["players"])
     names = [p["character"] for p in players]
     try:

@@ -21,7 +21,7 @@ from api.schema import Field, SchemaError
 
 ERROR_TEXT = {
     400: "Malformed JSON or a body that does not fit the schema (nothing changed)",
-    401: "Missing or unknown token",
+    401: "Missing or unknown token (or, for creating games, the admin token when one is set)",
     403: "Token may not do this (other game, or not a director token)",
     404: "Unknown game, suggestion or character",
     409: "Illegal in the current state; `rule` names the rule (nothing changed)",
@@ -74,6 +74,8 @@ def read_json_body() -> Any:
         raise BadRequest(
             f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from exc
+    except RecursionError:
+        raise BadRequest("JSON nested too deeply") from None
 
 
 def endpoint(

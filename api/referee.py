@@ -25,6 +25,7 @@ from api.screening import Screened
 from api.store import append_events, audit, get_game, load_events, lock_game
 from game_rules import actions as act
 from game_rules.events import Announced, Eliminated, Event, FlagSet
+from game_rules.penalties import CardLedger
 from game_rules.votes import InvalidVoteError, parse_vote
 from models.cards import Card, Decision, Suggestion
 from models.game import Game as GameRow
@@ -308,6 +309,11 @@ def _vote_from_post(locked: LockedGame, post: dict[str, Any]) -> dict[str, Any]:
 
 
 def phase_name(phase: str) -> str:
+    """The Chinese name of a phase (白天 / 夜晚).
+
+    >>> phase_name("night")
+    '夜晚'
+    """
     return {"day": "白天", "night": "夜晚"}.get(phase, phase)
 
 
@@ -322,7 +328,7 @@ def stored_cards(session: Session, game_id: str, character: str) -> list[Card]:
     )
 
 
-def ledger_for(ruleset: str, character: str, cards: Sequence[Card]) -> Any:
+def ledger_for(ruleset: str, character: str, cards: Sequence[Card]) -> CardLedger:
     """The penalties module's ledger for stored cards."""
     return cardrules.ledger_of(
         ruleset,
@@ -407,7 +413,7 @@ def ingest_posts(
             for p, _, r in fresh
         ]
         new_ids = session.connection().execute(stmt, rows).scalars().all()
-        ledgers: dict[str, tuple[list[Card], Any]] = {}
+        ledgers: dict[str, tuple[list[Card], CardLedger]] = {}
         for (_, screen, record), new_id in zip(fresh, new_ids, strict=True):
             record.id = int(new_id)
             if screen.violations or record.zombie:
@@ -431,7 +437,7 @@ def _suggest_for_post(
     locked: LockedGame,
     post: PostRecord,
     screen: Screened,
-    ledgers: dict[str, tuple[list[Card], Any]],
+    ledgers: dict[str, tuple[list[Card], CardLedger]],
 ) -> Suggestion:
     session, row = locked.session, locked.row
     violations = screen.violations
@@ -531,7 +537,9 @@ def issue_card(
         raise Conflict(exc.message, rule=exc.rule) from exc
     previous = stored_cards(session, row.id, character)
     ledger = ledger_for(row.ruleset, character, previous)
-    _, steps = cardrules.add_card(ledger, colour, reason, source=source, category=category, day=day)
+    _, steps = cardrules.add_card(
+        row.ruleset, ledger, colour, reason, source=source, category=category, day=day
+    )
     now = utcnow()
     card = Card(
         game_id=row.id,

@@ -33,6 +33,16 @@ class SchemaError(ValueError):
         self.message = message
 
 
+def _check_text(value: str, path: str) -> None:
+    """Refuse text no database can store: unpaired surrogates and NUL characters."""
+    if "\x00" in value:
+        raise SchemaError(path, "NUL characters are not allowed")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise SchemaError(path, f"unpaired surrogate at position {exc.start}") from None
+
+
 def _type_name(value: Any) -> str:
     if value is None:
         return "null"
@@ -104,6 +114,7 @@ class Str(Field):
     def _check(self, value: Any, path: str) -> Any:
         if not isinstance(value, str):
             raise SchemaError(path, f"expected string, got {_type_name(value)}")
+        _check_text(value, path)
         if len(value) < self.min_len:
             raise SchemaError(path, f"must be at least {self.min_len} characters")
         if self.max_len is not None and len(value) > self.max_len:
@@ -269,11 +280,46 @@ class Obj(Field):
 
 @dataclass(frozen=True)
 class OneOf(Field):
-    """The first alternative that validates wins; the error lists them all."""
+    """One of several alternatives.
+
+    With ``tag`` (a field name), objects are routed by it: to the alternative whose ``tag`` enum
+    holds the value, or — for alternatives without an enum — by whether the field is present. The
+    caller then gets that alternative's own error. Without a tag, the first alternative that
+    validates wins and the error lists them all.
+    """
 
     options: Sequence[Field] = ()
+    tag: str = ""
+
+    def _route(self, value: Any) -> Field | None:
+        if not self.tag or not isinstance(value, dict):
+            return None
+        chosen = []
+        for option in self.options:
+            props = option.props if isinstance(option, Obj) else {}
+            prop = props.get(self.tag)
+            if isinstance(prop, Str) and prop.enum:
+                if value.get(self.tag) in prop.enum:
+                    chosen.append(option)
+            elif (prop is not None) == (self.tag in value):
+                chosen.append(option)
+        return chosen[0] if len(chosen) == 1 else None
+
+    def _tag_values(self) -> list[str]:
+        out: list[str] = []
+        for option in self.options:
+            prop = option.props.get(self.tag) if isinstance(option, Obj) else None
+            if isinstance(prop, Str):
+                out += prop.enum
+        return out
 
     def _check(self, value: Any, path: str) -> Any:
+        routed = self._route(value)
+        if routed is not None:
+            return routed.validate(value, path)
+        tags = self._tag_values()
+        if tags and isinstance(value, dict):
+            raise SchemaError(f"{path}.{self.tag}", f"must be one of {', '.join(tags)}")
         errors = []
         for option in self.options:
             try:

@@ -81,7 +81,9 @@ POST = Obj(
     required=("forum_post_id", "author", "thread", "day", "body", "posted_at"),
     name="Post",
 )
-POSTS_REQUEST = OneOf((POST, Obj({"posts": Arr(POST, min_items=1)}, required=("posts",))))
+POSTS_REQUEST = OneOf(
+    (POST, Obj({"posts": Arr(POST, min_items=1)}, required=("posts",))), tag="posts"
+)
 
 ARTICLE = Obj({"ruleset": Str(), "code": Str(), "text": Str()})
 FINDING = Obj(
@@ -314,8 +316,10 @@ ACTION = OneOf(
             },
             required=("type", "faction"),
         ),
-    )
+    ),
+    tag="type",
 )
+
 ACTION_RESPONSE = Obj({"events": Arr(Map()), "announcements": Arr(Str()), "outcome": OUTCOME})
 
 ADVANCE = OneOf(
@@ -334,8 +338,10 @@ ADVANCE = OneOf(
             required=("close",),
         ),
         Obj({"close": Str(enum=("night",))}, required=("close",)),
-    )
+    ),
+    tag="close",
 )
+
 ADVANCE_RESPONSE = Obj(
     {
         "closed": Obj({"phase": Str(), "day": Int()}),

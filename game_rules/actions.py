@@ -195,6 +195,12 @@ _FIELD_TYPES: dict[type, tuple[tuple[str, tuple[type, ...]], ...]] = {
     cls: tuple((name, _allowed_types(hint)) for name, hint in typing.get_type_hints(cls).items())
     for cls in ACTION_TYPES.values()
 }
+# Exact types each action class accepts field by field: a field whose value has one of these
+# types needs no further look (an action is checked on every apply, so the common case is cheap).
+_EXACT_TYPES: dict[type, tuple[tuple[str, frozenset[type]], ...]] = {
+    cls: tuple((name, frozenset(allowed)) for name, allowed in checks)
+    for cls, checks in _FIELD_TYPES.items()
+}
 
 
 def check_action(action: object) -> None:
@@ -207,10 +213,15 @@ def check_action(action: object) -> None:
     ...
     game_rules.errors.IllegalActionError: [bad_action] UseSkill.target: 3 is not str | None
     """
-    checks = _FIELD_TYPES.get(type(action))
-    if checks is None:
+    exact = _EXACT_TYPES.get(type(action))
+    if exact is None:
         return
-    for name, allowed in checks:
+    for name, types_ in exact:
+        if type(getattr(action, name)) not in types_:
+            break
+    else:
+        return
+    for name, allowed in _FIELD_TYPES[type(action)]:
         value = getattr(action, name)
         if not isinstance(value, allowed) or (bool not in allowed and isinstance(value, bool)):
             wanted = " | ".join("None" if t is type(None) else t.__name__ for t in allowed)

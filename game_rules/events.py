@@ -34,6 +34,8 @@ PRIVATE = "private"
 
 EVENT_TYPES: dict[str, type[Event]] = {}
 _TUPLE_FIELDS: dict[type[Event], frozenset[str]] = {}
+# field names per event class, in declaration order (looked up once per class, not per event)
+_FIELD_NAMES: dict[type[Event], tuple[str, ...]] = {}
 
 E = TypeVar("E", bound="type[Event]")
 
@@ -69,7 +71,15 @@ def register_event(cls: E) -> E:
     _TUPLE_FIELDS[cls] = frozenset(
         f.name for f in dataclasses.fields(cls) if str(f.type).startswith("tuple")
     )
+    _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
     return cls
+
+
+def _field_names(cls: type[Event]) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:  # an event class not registered (never folded from a log)
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 def _jsonable(value: Any) -> Any:
@@ -83,8 +93,8 @@ def _jsonable(value: Any) -> Any:
 def event_to_dict(event: Event) -> dict[str, Any]:
     """The JSON-ready dict form of ``event`` (``type`` tag plus its fields)."""
     out: dict[str, Any] = {"type": event.TYPE}
-    for f in dataclasses.fields(event):
-        out[f.name] = _jsonable(getattr(event, f.name))
+    for name in _field_names(type(event)):
+        out[name] = _jsonable(getattr(event, name))
     return out
 
 
@@ -96,7 +106,7 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
         raise LogError("unknown_event_type", f"unknown event type {tag!r}")
     tuple_fields = _TUPLE_FIELDS[cls]
     kwargs: dict[str, Any] = {}
-    names = {f.name for f in dataclasses.fields(cls)}
+    names = _field_names(cls)
     for key, value in data.items():
         if key == "type":
             continue

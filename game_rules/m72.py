@@ -39,6 +39,11 @@ SKILL_ROLES: dict[str, tuple[str, ...]] = {
     "extra_kill": PACK,
     "divine": ("seer",),
 }
+# role -> its skills, in SKILL_ROLES order (most roles have none: their night needs no look)
+ROLE_SKILLS: dict[str, tuple[str, ...]] = {
+    role: tuple(skill for skill, roles in SKILL_ROLES.items() if role in roles)
+    for role in {r for roles in SKILL_ROLES.values() for r in roles}
+}
 
 
 @register_engine
@@ -184,11 +189,13 @@ class M72(WerewolfRuleset):
 
     def night_options(self, state: GameState, actor: str) -> list[Action]:
         """Night skills ``actor`` may still use tonight."""
-        role = state.roles[actor]
+        skills = ROLE_SKILLS.get(state.roles[actor], ())
         out: list[Action] = []
+        if not skills:
+            return out
         living = state.living()
-        for skill, roles in SKILL_ROLES.items():
-            if role not in roles or self._used_tonight(state, skill, actor):
+        for skill in skills:
+            if self._used_tonight(state, skill, actor):
                 continue
             if skill == "extra_kill" and state.flags.get("incite_night") != state.day:
                 continue

@@ -11,6 +11,7 @@ True
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from game_rules.actions import (
@@ -18,8 +19,10 @@ from game_rules.actions import (
     CastVote,
     CloseDay,
     DeadlinePassed,
+    Eject,
     EndNight,
     LeaveLastWords,
+    Substitute,
     UseSkill,
 )
 from game_rules.errors import GameRuleError
@@ -48,113 +51,148 @@ def play_random_game(
     *,
     policy: RandomPolicy | None = None,
     rng: random.Random | None = None,
+    record: list[Action] | None = None,
 ) -> Game:
-    """Play one random game of ``ruleset_id`` to its end (or ``policy.max_steps`` actions)."""
+    """Play one random game of ``ruleset_id`` to its end (or ``policy.max_steps`` actions).
+
+    ``record``, if given, receives every action the game accepted, in order: applying them to
+    ``new_game(ruleset_id, game.characters, seed=str(seed))`` replays the same game (see
+    :func:`replay_actions`).
+    """
     policy = policy or RandomPolicy()
     rng = rng or random.Random(str(seed))
-    count = load_params(ruleset_id).player_count
-    game = new_game(ruleset_id, [f"角色{i:02d}" for i in range(1, count + 1)], seed=str(seed))
+    game = new_game(ruleset_id, characters_for(ruleset_id), seed=str(seed))
+    play = _Playout(game, rng, policy, record)
     state = game.state
     steps = 0
     while not state.ended and steps < policy.max_steps:
         steps += 1
-        _maybe_director(game, rng, policy)
+        play.director()
         if state.ended:
             break
         if state.decisions:
-            _decide(game, rng, policy)
+            play.decide()
         elif state.phase == DAY:
-            _play_day(game, rng, policy)
+            play.day()
         elif state.phase == NIGHT:
-            _play_night(game, rng, policy)
+            play.night()
         elif state.phase == SETUP:
-            _play_setup(game, rng, policy)
+            play.setup()
     return game
 
 
-def _try(game: Game, action: Action) -> bool:
-    try:
+def characters_for(ruleset_id: str) -> list[str]:
+    """The character names random games of ``ruleset_id`` use (``角色01``, ``角色02``...)."""
+    count = load_params(ruleset_id).player_count
+    return [f"角色{i:02d}" for i in range(1, count + 1)]
+
+
+def replay_actions(ruleset_id: str, seed: int | str, actions: Iterable[Action]) -> Game:
+    """A new game of ``ruleset_id`` with ``seed``, driven by ``actions`` (all must be legal).
+
+    >>> done: list[Action] = []
+    >>> g = play_random_game("m08", 3, record=done)
+    >>> replay_actions("m08", 3, done).event_dicts() == g.event_dicts()
+    True
+    """
+    game = new_game(ruleset_id, characters_for(ruleset_id), seed=str(seed))
+    for action in actions:
         game.apply(action)
-    except GameRuleError:
-        return False
-    return True
+    return game
 
 
-def _maybe_director(game: Game, rng: random.Random, policy: RandomPolicy) -> None:
-    state = game.state
-    if policy.eject and rng.random() < policy.eject:
-        who = rng.choice(state.characters)
-        _try(game, _eject(who, rng))
-    if policy.substitute and not state.ended and rng.random() < policy.substitute:
-        who = rng.choice(state.characters)
-        if who not in state.substituted:
-            game.substitute(who, f"替补{who}")
-    words = [c for c in state.last_words_granted if c not in state.last_words_given]
-    for c in words:
-        if not state.ended and rng.random() < policy.last_words:
-            game.apply(LeaveLastWords(c, f"{c}的最后发言"))
+class _Playout:
+    """One random game in progress: the game, the random source, the policy, the record."""
 
+    __slots__ = ("game", "policy", "record", "rng", "state")
 
-def _eject(who: str, rng: random.Random) -> Action:
-    from game_rules.actions import Eject
+    def __init__(
+        self, game: Game, rng: random.Random, policy: RandomPolicy, record: list[Action] | None
+    ) -> None:
+        self.game = game
+        self.state = game.state
+        self.rng = rng
+        self.policy = policy
+        self.record = record
 
-    return Eject(who, "恶意破坏游戏进行", faction_loses=rng.random() < 0.1)
+    def apply(self, action: Action) -> None:
+        self.game.apply(action)
+        if self.record is not None:
+            self.record.append(action)
 
+    def attempt(self, action: Action) -> bool:
+        """Apply ``action`` if the rules allow it (a refused action changes nothing)."""
+        try:
+            self.apply(action)
+        except GameRuleError:
+            return False
+        return True
 
-def _decide(game: Game, rng: random.Random, policy: RandomPolicy) -> None:
-    options = game.legal_actions(None)  # every open decision's choices + DeadlinePassed
-    if rng.random() < policy.miss_deadline:
-        game.apply(options[-1])
-        return
-    choices = [a for a in options if isinstance(a, UseSkill)]
-    game.apply(rng.choice(choices) if choices else options[-1])
+    def director(self) -> None:
+        state, rng, policy = self.state, self.rng, self.policy
+        if policy.eject and rng.random() < policy.eject:
+            who = rng.choice(state.characters)
+            self.attempt(Eject(who, "恶意破坏游戏进行", faction_loses=rng.random() < 0.1))
+        if policy.substitute and not state.ended and rng.random() < policy.substitute:
+            who = rng.choice(state.characters)
+            if who not in state.substituted:
+                self.apply(Substitute(who, f"替补{who}"))
+        words = [c for c in state.last_words_granted if c not in state.last_words_given]
+        for c in words:
+            if not state.ended and rng.random() < policy.last_words:
+                self.apply(LeaveLastWords(c, f"{c}的最后发言"))
 
-
-def _play_setup(game: Game, rng: random.Random, policy: RandomPolicy) -> None:
-    # wa004's start: each 变节者 chooses a true love (or misses the deadline), then the director's
-    # deadline draws the missing choices at random and the game moves on to day 1
-    state = game.state
-    for actor in state.living():
-        if state.ended or state.phase != SETUP:
+    def decide(self) -> None:
+        options = self.game.legal_actions(None)  # every open decision's choices + DeadlinePassed
+        if self.rng.random() < self.policy.miss_deadline:
+            self.apply(options[-1])
             return
-        options = game.legal_actions(actor)
-        if options and rng.random() >= policy.miss_deadline:
-            game.apply(rng.choice(options))
-    if not state.ended and state.phase == SETUP:
-        game.apply(DeadlinePassed())
+        choices = [a for a in options if isinstance(a, UseSkill)]
+        self.apply(self.rng.choice(choices) if choices else options[-1])
 
+    def setup(self) -> None:
+        # wa004's start: each 变节者 chooses a true love (or misses the deadline), then the
+        # director's deadline draws the missing choices at random and day 1 begins
+        state, rng = self.state, self.rng
+        for actor in state.living():
+            if state.ended or state.phase != SETUP:
+                return
+            options = self.game.legal_actions(actor)
+            if options and rng.random() >= self.policy.miss_deadline:
+                self.apply(rng.choice(options))
+        if not state.ended and state.phase == SETUP:
+            self.apply(DeadlinePassed())
 
-def _play_day(game: Game, rng: random.Random, policy: RandomPolicy) -> None:
-    # any living character (or 弃权) is a legal ballot, so targets are drawn directly
-    state = game.state
-    living = state.living()  # no one leaves while the day's votes are cast
-    for voter in living:
-        if state.ended or state.phase != DAY:
-            return
-        target = None if rng.random() < policy.abstain else rng.choice(living)
-        _try(game, CastVote(voter, target))
-    if policy.change_vote:
-        for voter in state.living():
+    def day(self) -> None:
+        # any living character (or 弃权) is a legal ballot, so targets are drawn directly
+        state, rng, policy = self.state, self.rng, self.policy
+        living = state.living()  # no one leaves while the day's votes are cast
+        for voter in living:
             if state.ended or state.phase != DAY:
                 return
-            if rng.random() < policy.change_vote:
-                _try(game, CastVote(voter, rng.choice(living), is_change=True))
-    if not state.ended and state.phase == DAY and not state.decisions:
-        game.apply(CloseDay())
+            target = None if rng.random() < policy.abstain else rng.choice(living)
+            self.attempt(CastVote(voter, target))
+        if policy.change_vote:
+            for voter in state.living():
+                if state.ended or state.phase != DAY:
+                    return
+                if rng.random() < policy.change_vote:
+                    self.attempt(CastVote(voter, rng.choice(living), is_change=True))
+        if not state.ended and state.phase == DAY and not state.decisions:
+            self.apply(CloseDay())
 
-
-def _play_night(game: Game, rng: random.Random, policy: RandomPolicy) -> None:
-    state = game.state
-    for _ in range(3):  # M08 needs rounds: leader votes, proposals, then the leader's choice
-        acted = False
-        for actor in state.living():
-            if state.ended or state.phase != NIGHT or state.decisions:
-                return
-            options = game.legal_actions(actor)
-            if options and rng.random() < policy.act_at_night:
-                game.apply(rng.choice(options))
-                acted = True
-        if not acted:
-            break
-    if not state.ended and state.phase == NIGHT and not state.decisions:
-        game.apply(EndNight())
+    def night(self) -> None:
+        state, rng, game = self.state, self.rng, self.game
+        for _ in range(3):  # M08 needs rounds: leader votes, proposals, then the leader's choice
+            acted = False
+            for actor in state.living():
+                if state.ended or state.phase != NIGHT or state.decisions:
+                    return
+                options = game.legal_actions(actor)
+                if options and rng.random() < self.policy.act_at_night:
+                    self.apply(rng.choice(options))
+                    acted = True
+            if not acted:
+                break
+        if not state.ended and state.phase == NIGHT and not state.decisions:
+            self.apply(EndNight())

@@ -55,6 +55,7 @@ Readings of places where the seeds are silent: docs/rulings/votes.md.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping
@@ -64,7 +65,7 @@ from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -694,7 +695,9 @@ class BallotBox:
                 raise _reject(policy, "last_hour")
             if policy.max_changes is not None and len(mine) - 1 >= policy.max_changes:
                 raise _reject(policy, "change_limit", f"已改票{len(mine) - 1}次")
-        return replace(self, history=(*self.history, replace(ballot, is_change=is_change)))
+        if ballot.is_change != is_change:
+            ballot = replace(ballot, is_change=is_change)
+        return BallotBox((*self.history, ballot), self.changes_voided)
 
     def _edit(self, index: int, old: Ballot, new: Ballot, policy: VotePolicy) -> BallotBox:
         # "修改错别字不算做改票": an edit keeps its place and time; it may not move the vote.
@@ -734,14 +737,17 @@ def format_votes(n: Fraction) -> str:
     return f"{sign}{digits[:-places]}.{digits[-places:]}".rstrip("0").rstrip(".")
 
 
-@dataclass(frozen=True)
-class _Step:
+class _Step(NamedTuple):
+    """One counted ballot replayed by :meth:`Tally.first_to_reach_top` (a light record: a tally
+    makes one per ballot of the day)."""
+
     at: datetime | None  # None: before any ballot (extra votes)
     order: int
     voter: str | None
     old: str | None
     new: str | None
     weight: Fraction
+    units: int = 0  # ``weight`` in units of 1/scale (see :class:`Tally`)
 
 
 @dataclass(frozen=True)
@@ -750,7 +756,9 @@ class Tally:
 
     ``counts``: decisive totals per target including hidden ``extra`` (who goes out is decided on
     these); ``shown``: what is announced (no extra); ``abstentions``: weighted 弃权 total;
-    ``abstainers``: who abstained.
+    ``abstainers``: who abstained. ``count_units`` / ``shown_units`` are ``counts`` / ``shown``
+    exactly, as integers in units of ``1/scale`` (``scale`` 2 when a weight is 1.5): comparing
+    and ordering them needs no fraction arithmetic.
     """
 
     counts: Mapping[str, Fraction]
@@ -760,20 +768,25 @@ class Tally:
     first_vote: Mapping[str, int]
     steps: tuple[_Step, ...]
     extra: Mapping[str, Fraction]
+    count_units: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
+    shown_units: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
+    scale: int = field(default=1, repr=False, compare=False)
 
-    def _order(self, by: Mapping[str, Fraction]) -> list[str]:
+    def _order(self, units: Mapping[str, int]) -> list[str]:
         big = len(self.steps) + 1
-        return sorted(by, key=lambda t: (-by[t], self.first_vote.get(t, big), t))
+        first = self.first_vote
+        return sorted(units, key=lambda t: (-units[t], first.get(t, big), t))
 
     def top(self) -> tuple[str, ...]:
         """The targets with the highest decisive count (empty if nobody has a vote).
 
         More than one = 平票; ordered by the announcement order.
         """
-        best = max(self.counts.values(), default=Fraction(0))
+        units = self.count_units
+        best = max(units.values(), default=0)
         if best <= 0:
             return ()
-        return tuple(t for t in self._order(self.counts) if self.counts[t] == best)
+        return tuple(t for t in self._order(units) if units[t] == best)
 
     def first_to_reach_top(self, *, sustained: bool = False) -> str | None:
         """Of the top targets, the one that first reached the final top count ("最先获得").
@@ -788,16 +801,17 @@ class Tally:
             return None
         if len(tops) == 1:
             return tops[0]
-        goal = self.counts[tops[0]]
-        running: dict[str, Fraction] = dict(self.extra)
-        reached: dict[str, int] = {t: -1 for t in tops if running.get(t, Fraction(0)) >= goal}
+        scale = self.scale
+        goal = self.count_units[tops[0]]
+        running = {t: w.numerator * (scale // w.denominator) for t, w in self.extra.items()}
+        reached: dict[str, int] = {t: -1 for t in tops if running.get(t, 0) >= goal}
         for step in self.steps:
             if step.old is not None:
-                running[step.old] = running.get(step.old, Fraction(0)) - step.weight
+                running[step.old] = running.get(step.old, 0) - step.units
                 if sustained and running[step.old] < goal:
                     reached.pop(step.old, None)
             if step.new is not None:
-                running[step.new] = running.get(step.new, Fraction(0)) + step.weight
+                running[step.new] = running.get(step.new, 0) + step.units
                 if step.new in tops and running[step.new] >= goal and step.new not in reached:
                     reached[step.new] = step.order
         rank = {t: i for i, t in enumerate(tops)}
@@ -823,8 +837,8 @@ class Tally:
         lines = [
             f"{t}获得{format_votes(self.shown[t])}票"
             # ordered on the shown counts alone: the hidden extra must not show through the order
-            for t in self._order(self.shown)
-            if self.shown[t] > 0
+            for t in self._order(self.shown_units)
+            if self.shown_units[t] > 0
         ]
         if self.abstainers:
             lines.append(f"{ABSTAIN_WORD}{format_votes(self.abstentions)}票")
@@ -856,39 +870,55 @@ def tally(
     """
     weights = weights or {}
     extra = dict(extra or {})
-    for who, w in (*weights.items(), *extra.items()):
-        if Fraction(w) < 0:
+    given = {who: Fraction(w) for who, w in weights.items()}
+    added = {who: Fraction(w) for who, w in extra.items()}
+    for who, w in (*given.items(), *added.items()):
+        if w < 0:
             raise VoteError("bad_weight", f"{who}: vote weight must not be negative")
+    # Counting is done in integer units of 1/scale (scale = lcm of every weight's denominator:
+    # 2 for M08's 1.5-vote sheriff), so the loop adds ints; Fractions are made once, at the end.
+    scale = math.lcm(1, *(w.denominator for w in (*given.values(), *added.values())))
+    units = {who: w.numerator * (scale // w.denominator) for who, w in given.items()}
+    fractions = dict(given)
+    one = Fraction(1)
 
-    def weight(voter: str) -> Fraction:
-        return Fraction(weights.get(voter, 1))
+    def fraction(n: int) -> Fraction:
+        return Fraction(n, scale) if scale != 1 else Fraction(n)
 
-    shown: dict[str, Fraction] = {}
+    shown_units: dict[str, int] = {}
     abstainers: list[str] = []
-    abstentions = Fraction(0)
-    for voter, b in box.current().items():
+    abstained = 0
+    final = box.current()
+    for voter, b in final.items():
         if voter in exclude:
             continue
         if b.target is None:
             abstainers.append(voter)
-            abstentions += weight(voter)
+            abstained += units.get(voter, scale)
         else:
-            shown[b.target] = shown.get(b.target, Fraction(0)) + weight(voter)
-    counts = dict(shown)
-    for target, add in extra.items():
+            shown_units[b.target] = shown_units.get(b.target, 0) + units.get(voter, scale)
+    count_units = dict(shown_units)
+    for target, add in added.items():
         if add:
-            counts[target] = counts.get(target, Fraction(0)) + Fraction(add)
+            count_units[target] = count_units.get(target, 0) + add.numerator * (
+                scale // add.denominator
+            )
+    shown = {t: fraction(n) for t, n in shown_units.items()}
+    counts = {
+        t: fraction(n) if n != shown_units.get(t) else shown[t] for t, n in count_units.items()
+    }
+    abstentions = fraction(abstained)
 
     steps: list[_Step] = []
     holding: dict[str, str | None] = {}
     first_vote: dict[str, int] = {}
-    final = box.current()
     for i, b in enumerate(box.effective_history()):
         if b.voter in exclude:
             continue
         old = holding.get(b.voter)
         holding[b.voter] = b.target
-        steps.append(_Step(b.at, i, b.voter, old, b.target, weight(b.voter)))
+        weight = fractions.get(b.voter, one)
+        steps.append(_Step(b.at, i, b.voter, old, b.target, weight, units.get(b.voter, scale)))
         # announcement order: when the target got the vote that still counts for it
         if b.target is not None and final.get(b.voter) is b:
             first_vote.setdefault(b.target, i)
@@ -899,5 +929,8 @@ def tally(
         abstainers=tuple(abstainers),
         first_vote=MappingProxyType(first_vote),
         steps=tuple(steps),
-        extra=MappingProxyType({k: Fraction(v) for k, v in extra.items() if v}),
+        extra=MappingProxyType({k: v for k, v in added.items() if v}),
+        count_units=MappingProxyType(count_units),
+        shown_units=MappingProxyType(shown_units),
+        scale=scale,
     )

@@ -346,7 +346,8 @@ class WerewolfRuleset(Ruleset):
     @staticmethod
     def living_top(state: GameState, t: Tally) -> tuple[str, ...]:
         """Top targets among living characters (votes on an ejected character are void)."""
-        counts = {c: n for c, n in t.counts.items() if c in state.alive and n > 0}
+        alive = state.alive
+        counts = {c: n for c, n in t.count_units.items() if c in alive and n > 0}
         if not counts:
             return ()
         best = max(counts.values())

@@ -28,7 +28,7 @@ import json
 import os
 import tempfile
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,7 +73,7 @@ def default_model_path() -> Path:
     return Path(env) if env else DEFAULT_MODEL_PATH
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays have no single truth value: compare by identity
 class PostClassifier:
     """Per-category logistic models sharing one feature space.
 
@@ -329,10 +329,3 @@ def _canonical_archive(data: bytes) -> bytes:
             info.external_attr = 0o644 << 16
             target.writestr(info, files[name], compresslevel=6)
     return out.getvalue()
-
-
-def probabilities_table(
-    predictions: Sequence[Mapping[str, float]], categories: Sequence[str]
-) -> np.ndarray:
-    """Stack ``predict`` output into an array (rows: posts, columns: ``categories``)."""
-    return np.array([[p[c] for c in categories] for p in predictions], dtype=np.float64)

@@ -209,6 +209,30 @@ def lexicon_hits_function() -> LexiconHits | None:
     return hits
 
 
+def lexicon_digest() -> str:
+    """SHA-256 over the lexicon data files (``lexicons/**``, not code) that lexicon features read.
+
+    A model records it so that a stale model (lexicons edited since training) can be recognised.
+    """
+    import hashlib
+    from importlib import resources
+
+    digest = hashlib.sha256()
+    root = resources.files("lexicons")
+
+    def walk(node: Any, prefix: str) -> None:
+        for child in sorted(node.iterdir(), key=lambda c: c.name):
+            name = f"{prefix}{child.name}"
+            if child.is_dir():
+                if child.name != "__pycache__":
+                    walk(child, name + "/")
+            elif child.name.endswith((".tsv", ".txt", ".yaml", ".yml", ".json")):
+                digest.update(name.encode() + b"\0" + child.read_bytes() + b"\0")
+
+    walk(root, "")
+    return digest.hexdigest()
+
+
 def post_tokens(text: str, config: FeatureConfig | None = None) -> list[str]:
     """All feature tokens of one post (with repeats: term frequency matters).
 
@@ -233,7 +257,7 @@ def post_tokens(text: str, config: FeatureConfig | None = None) -> list[str]:
 # Vectorising
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays have no single truth value: compare by identity
 class FeatureSpace:
     """A fixed vocabulary with idf weights: token lists in, sparse rows out.
 

@@ -33,7 +33,13 @@ import numpy as np
 from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from moderation.classifier import DEFAULT_MODEL_PATH, PostClassifier
-from moderation.features import FeatureConfig, FeatureSpace, lexicon_hits_function, post_tokens
+from moderation.features import (
+    FeatureConfig,
+    FeatureSpace,
+    lexicon_digest,
+    lexicon_hits_function,
+    post_tokens,
+)
 
 CATEGORIES: tuple[str, ...] = (
     "insult",
@@ -213,8 +219,10 @@ def load_decision_examples(database_url: str) -> list[Post]:
     try:
         examples = list(load_labelled_examples(database_url))
     except Exception as error:  # any driver or schema failure is reported the same way
+        # SQLAlchemy wraps the driver's error in a long message with the SQL; the driver's is enough
+        detail = getattr(error, "orig", None) or error
         raise DecisionsError(
-            f"cannot read director decisions from {shown}: {type(error).__name__}: {error}. "
+            f"cannot read director decisions from {shown}: {detail}. "
             "Is the database reachable and upgraded ('bansha db upgrade')?"
         ) from error
     posts = []
@@ -486,10 +494,14 @@ def fit_classifier(
         "min_df": options.min_df,
         "binary": options.binary,
         "length_power": options.length_power,
+        "tol": options.tol,
         "clean_fpr_budget": options.clean_fpr_budget,
+        "minor_priority": options.minor_priority,
+        "min_positives": options.min_positives,
         "train_posts": len(train),
         "train_digest": corpus_digest(train),
         "lexicon_features": options.config.lexicon and lexicon_hits_function() is not None,
+        "lexicon_digest": lexicon_digest(),
         "skipped_categories": {c: counts[c] for c in CATEGORIES if c not in categories},
     }
     return PostClassifier(
@@ -563,9 +575,9 @@ class Evaluation:
 
 
 def _folded_key(text: str) -> str:
-    from moderation.features import text_views
+    from moderation.normalize import normalize
 
-    return text_views(text).folded
+    return normalize(text).folded
 
 
 def evaluate(model: PostClassifier, dev: Sequence[Post], train: Sequence[Post] = ()) -> Evaluation:

@@ -40,11 +40,12 @@ from api.console.labels import (
     via_label,
 )
 from api.database import db
-from api.errors import ApiError, Conflict, NotFound
+from api.errors import ApiError, NotFound
 from api.gameplay import Game, action_from_json
 from api.referee import (
     activity_counts,
     close_day,
+    close_night,
     decide,
     find_suggestion,
     ledger_for,
@@ -898,21 +899,13 @@ def deadline_passed(game_id: str, *, actor_label: str) -> list[str]:
 
 
 def close_current_night(game_id: str, *, actor_label: str) -> list[str]:
-    """End the night: missing actions take their defaults, the night is resolved."""
+    """End the night through the same path as the API, so fixed penalties (M08 争权) apply too."""
     try:
-        with locked_game(game_id) as (session, locked):
-            state = locked.game.state
-            if state.phase != "night":
-                raise Conflict(
-                    f"现在是第{state.day}天{phase_label(state.phase)}，不能关闭夜晚",
-                    rule="wrong_phase",
-                )
-            day = state.day
-            events = locked.apply(act.EndNight())
-            audit(session, game_id, actor_label, "close_night", {"day": day, "via": "console"})
+        with locked_game(game_id) as (_session, locked):
+            result = close_night(locked, actor=actor_label)
     except ApiError as exc:
         raise ConsoleError(api_message(exc)) from exc
-    return [e.text for e in events if isinstance(e, Announced)]
+    return list(result["announcements"])
 
 
 # ---------------------------------------------------------------------------------------------

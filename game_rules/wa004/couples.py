@@ -14,6 +14,7 @@ Only :func:`fold_wa004` writes these keys; everything else here only reads.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from game_rules.events import (
@@ -119,71 +120,118 @@ def _unpair(state: GameState, a: str, b: str) -> None:
         _put(state, name, "spent", [])
 
 
+def _started(state: GameState, event: GameStarted) -> None:
+    nobles = [c for c in event.characters if event.roles[c] == Role.NOBLE]
+    state.flags[FIRST_NOBLE] = nobles[0] if nobles else ""
+    state.flags[SECOND_NOBLE] = len(nobles) > 1
+    state.flags[REVEALED] = False
+    state.flags[DISTURBED] = False
+    state.flags[RETAINING] = []
+    state.flags[QUIET_NIGHT] = 0
+    for c in event.characters:
+        state.status[c].update(
+            lover=None,
+            true_love=None,
+            marks=0,
+            spent=[],
+            retain_nights=[],
+            shield_until=0,
+        )
+
+
+def _couples_drawn(state: GameState, event: ev.CouplesDrawn) -> None:
+    for a, b in event.couples:
+        _put(state, a, "lover", b)
+        _put(state, b, "lover", a)
+
+
+def _true_love(state: GameState, event: ev.TrueLoveChosen) -> None:
+    _put(state, event.actor, "true_love", event.target)
+
+
+def _revealed(state: GameState, event: ev.CouplesRevealed) -> None:
+    state.flags[REVEALED] = True
+
+
+def _withdrawn(state: GameState, event: ev.OrderWithdrawn) -> None:
+    state.night_actions.pop((event.actor, event.skill), None)
+
+
+def _spent(state: GameState, event: ev.SkillSpent) -> None:
+    spent = set(state.status[event.actor].get("spent", ()))
+    _put(state, event.actor, "spent", sorted(spent | {event.skill}))
+
+
+def _retain(state: GameState, event: ev.RetainUsed) -> None:
+    nights = list(state.status[event.actor].get("retain_nights", ()))
+    _put(state, event.actor, "retain_nights", [*nights, event.night])
+    state.flags[RETAINING] = [*state.flags.get(RETAINING, []), event.actor]
+
+
+def _shielded(state: GameState, event: ev.Shielded) -> None:
+    for c in event.covered:
+        until = max(int(state.status[c].get("shield_until", 0)), event.until)
+        _put(state, c, "shield_until", until)
+
+
+def _dissolved(state: GameState, event: ev.CoupleDissolved) -> None:
+    _unpair(state, event.a, event.b)
+    if state.phase == NIGHT:
+        state.flags[DISTURBED] = True
+
+
+def _formed(state: GameState, event: ev.CoupleFormed) -> None:
+    _unpair(state, event.a, event.b)
+    _put(state, event.a, "lover", event.b)
+    _put(state, event.b, "lover", event.a)
+
+
+def _marked(state: GameState, event: ev.MarkGained) -> None:
+    _put(state, event.character, "marks", event.total)
+
+
+def _judged(state: GameState, event: ev.NightJudged) -> None:
+    state.flags[QUIET_NIGHT] = event.night if event.quiet else 0
+
+
+def _role_changed(state: GameState, event: RoleChanged) -> None:
+    if event.role == Role.NOBLE and event.character != state.flags.get(FIRST_NOBLE):
+        state.flags[SECOND_NOBLE] = True
+    for key in [k for k in state.night_actions if k[0] == event.character]:
+        del state.night_actions[key]
+
+
+def _phase(state: GameState, event: PhaseStarted) -> None:
+    state.flags[QUIET_NIGHT] = 0
+    if event.phase == NIGHT:
+        state.flags[DISTURBED] = False
+        state.flags[RETAINING] = []
+        for c in state.characters:
+            if 0 < int(state.status[c].get("shield_until", 0)) <= event.day:
+                _put(state, c, "shield_until", 0)
+
+
+# event type -> its fold (one dict look-up per event: most events, e.g. Told, have none)
+_FOLDS: dict[type[Event], Callable[[GameState, Any], None]] = {
+    GameStarted: _started,
+    ev.CouplesDrawn: _couples_drawn,
+    ev.TrueLoveChosen: _true_love,
+    ev.CouplesRevealed: _revealed,
+    ev.OrderWithdrawn: _withdrawn,
+    ev.SkillSpent: _spent,
+    ev.RetainUsed: _retain,
+    ev.Shielded: _shielded,
+    ev.CoupleDissolved: _dissolved,
+    ev.CoupleFormed: _formed,
+    ev.MarkGained: _marked,
+    ev.NightJudged: _judged,
+    RoleChanged: _role_changed,
+    PhaseStarted: _phase,
+}
+
+
 def fold_wa004(state: GameState, event: Event) -> None:
     """Fold one event into the wa004 keys of ``state`` (in place, like the core fold)."""
-    match event:
-        case GameStarted():
-            nobles = [c for c in event.characters if event.roles[c] == Role.NOBLE]
-            state.flags[FIRST_NOBLE] = nobles[0] if nobles else ""
-            state.flags[SECOND_NOBLE] = len(nobles) > 1
-            state.flags[REVEALED] = False
-            state.flags[DISTURBED] = False
-            state.flags[RETAINING] = []
-            state.flags[QUIET_NIGHT] = 0
-            for c in event.characters:
-                state.status[c].update(
-                    lover=None,
-                    true_love=None,
-                    marks=0,
-                    spent=[],
-                    retain_nights=[],
-                    shield_until=0,
-                )
-        case ev.CouplesDrawn():
-            for a, b in event.couples:
-                _put(state, a, "lover", b)
-                _put(state, b, "lover", a)
-        case ev.TrueLoveChosen():
-            _put(state, event.actor, "true_love", event.target)
-        case ev.CouplesRevealed():
-            state.flags[REVEALED] = True
-        case ev.OrderWithdrawn():
-            state.night_actions.pop((event.actor, event.skill), None)
-        case ev.SkillSpent():
-            spent = set(state.status[event.actor].get("spent", ()))
-            _put(state, event.actor, "spent", sorted(spent | {event.skill}))
-        case ev.RetainUsed():
-            nights = list(state.status[event.actor].get("retain_nights", ()))
-            _put(state, event.actor, "retain_nights", [*nights, event.night])
-            state.flags[RETAINING] = [*state.flags.get(RETAINING, []), event.actor]
-        case ev.Shielded():
-            for c in event.covered:
-                until = max(int(state.status[c].get("shield_until", 0)), event.until)
-                _put(state, c, "shield_until", until)
-        case ev.CoupleDissolved():
-            _unpair(state, event.a, event.b)
-            if state.phase == NIGHT:
-                state.flags[DISTURBED] = True
-        case ev.CoupleFormed():
-            _unpair(state, event.a, event.b)
-            _put(state, event.a, "lover", event.b)
-            _put(state, event.b, "lover", event.a)
-        case ev.MarkGained():
-            _put(state, event.character, "marks", event.total)
-        case ev.NightJudged():
-            state.flags[QUIET_NIGHT] = event.night if event.quiet else 0
-        case RoleChanged():
-            if event.role == Role.NOBLE and event.character != state.flags.get(FIRST_NOBLE):
-                state.flags[SECOND_NOBLE] = True
-            for key in [k for k in state.night_actions if k[0] == event.character]:
-                del state.night_actions[key]
-        case PhaseStarted():
-            state.flags[QUIET_NIGHT] = 0
-            if event.phase == NIGHT:
-                state.flags[DISTURBED] = False
-                state.flags[RETAINING] = []
-                for c in state.characters:
-                    if 0 < int(state.status[c].get("shield_until", 0)) <= event.day:
-                        _put(state, c, "shield_until", 0)
-        case _:
-            pass
+    fold = _FOLDS.get(type(event))
+    if fold is not None:
+        fold(state, event)

@@ -227,15 +227,18 @@ class Wa004Ruleset(WerewolfRuleset):
             self._check_target(state, actor, target)
         elif target is not None:
             raise InvalidTargetError("no_target", f"<{skill.label}>不选择目标")
+        lover = lover_of(state, actor)
+        self._check_ready(state, actor, skill, lover)
+        self._check_skill_target(state, skill, target, lover)
+
+    def _check_ready(self, state: GameState, actor: str, skill: Skill, lover: str | None) -> None:
+        """The checks of ``skill`` that do not depend on its target (uses, couple, 挽留 window)."""
         if skill in COUNTED_SKILLS and has_spent(state, actor, skill):
             raise SkillUsedUpError(
                 f"{skill.value}_spent", f"<{skill.label}>使用次数为1，情侣关系变化后才恢复"
             )
-        lover = lover_of(state, actor)
         if skill == Skill.BREAKUP and lover is None:
             raise NotInCoupleError(message="分手：你处于单身状态")
-        if skill == Skill.ELOPE and target == lover:
-            raise ElopeWithLoverError(message=f"{target}已经是你的情侣")
         if skill == Skill.NTR and lover is not None:
             raise NotSingleError(message="牛头人：只有处于单身状态时才能使用")
         if skill == Skill.RETAIN:
@@ -243,6 +246,14 @@ class Wa004Ruleset(WerewolfRuleset):
                 raise NotInCoupleError(message="挽留：你处于单身状态")
             if not retain_window_free(state, actor, state.day, self.rules.retain_window):
                 raise RetainWindowError(message="挽留：每两游戏日夜晚可选择一天使用")
+
+    @staticmethod
+    def _check_skill_target(
+        state: GameState, skill: Skill, target: str | None, lover: str | None
+    ) -> None:
+        """The checks of ``skill`` on this particular (living, other) ``target``."""
+        if skill == Skill.ELOPE and target == lover:
+            raise ElopeWithLoverError(message=f"{target}已经是你的情侣")
         # 烧烤 never names a member of the group; 牛头人 on a noble is accepted (hidden, R8)
         if skill == Skill.BARBECUE and target is not None and is_noble(state, target):
             raise NobleTargetError(message=f"{target}是单身贵族群成员")
@@ -268,19 +279,32 @@ class Wa004Ruleset(WerewolfRuleset):
         game.emit(ActionTaken(action.actor, skill.value, action.target, state.day, {}, to))
 
     def night_options(self, state: GameState, actor: str) -> list[Action]:
-        """Every order ``actor`` may give now (targets in seat order)."""
+        """Every order ``actor`` may give now (targets in seat order).
+
+        The same checks as :meth:`night_skill`, split so that a skill's target-independent
+        checks run once per skill rather than once per target.
+        """
         out: list[Action] = []
         role = Role(state.roles[actor])
+        lover = lover_of(state, actor)
+        others: list[str] | None = None
         for skill in NIGHT_SKILLS[role]:
-            targets: list[str | None] = (
-                [c for c in state.living() if c != actor] if skill in TARGETED else [None]
-            )
-            for t in targets:
+            try:
+                self._check_ready(state, actor, skill, lover)
+            except IllegalActionError:
+                continue
+            key = skill.value
+            if skill not in TARGETED:
+                out.append(UseSkill(actor, key, None))
+                continue
+            if others is None:
+                others = [c for c in state.living() if c != actor]
+            for t in others:
                 try:
-                    self._check_night(state, actor, skill, t)
+                    self._check_skill_target(state, skill, t, lover)
                 except IllegalActionError:
                     continue
-                out.append(UseSkill(actor, skill.value, t))
+                out.append(UseSkill(actor, key, t))
         return out
 
     def legal_actions(self, state: GameState, actor: str | None = None) -> list[Action]:

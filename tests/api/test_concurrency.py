@@ -77,13 +77,17 @@ def server_app(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Flask]
             pytest.skip(reason)
         with postgres_schema() as url:
             upgrade(url)
-            app = create_app({"DATABASE_URL": url, "RATE_LIMIT_POSTS": (100_000, 60)})
+            app = create_app(
+                {"DATABASE_URL": url, "RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
+            )
             yield app
             app.extensions["bansha_db"].dispose()
     else:
         url = f"sqlite:///{tmp_path / 'c.sqlite3'}"
         upgrade(url)
-        app = create_app({"DATABASE_URL": url, "RATE_LIMIT_POSTS": (100_000, 60)})
+        app = create_app(
+            {"DATABASE_URL": url, "RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
+        )
         yield app
         app.extensions["bansha_db"].dispose()
 

@@ -9,7 +9,15 @@ post, 海未 stays in, and the game goes on.
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from api import create_app
+from models.migrate import upgrade
 
 WOLVES = ["穗乃果", "绘里", "小鸟", "海未"]
 
@@ -194,3 +202,33 @@ def test_control_game_without_the_red_card_goes_on(api: Any) -> None:
     assert outcome["ended"] is False and outcome["winner"] is None
     assert "海未" in g.living() and "绘里" not in g.living()
     assert g.ledger("海未")["active"] == {"blue": 0, "yellow": 2, "red": 0}
+
+
+@pytest.fixture
+def postgres_api(api: Any) -> Iterator[Any]:
+    """The same helpers over an app on PostgreSQL (a fresh schema, dropped afterwards)."""
+    try:
+        import psycopg
+
+        admin = psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True,
+                                connect_timeout=2)  # fmt: skip
+    except Exception as exc:
+        pytest.skip(f"PostgreSQL at 127.0.0.1:5432/test unreachable: {exc}")
+    schema = f"bansha_e2e_{uuid.uuid4().hex[:12]}"
+    admin.execute(f'CREATE SCHEMA "{schema}"')
+    url = "postgresql+psycopg://postgres@127.0.0.1:5432/test?options=" + quote(
+        f"-csearch_path={schema}"
+    )
+    try:
+        upgrade(url)
+        app = create_app({"DATABASE_URL": url, "USE_CLASSIFIER": False})
+        yield type(api)(app.test_client())
+        app.extensions["bansha_db"].dispose()
+    finally:
+        admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        admin.close()
+
+
+@pytest.mark.postgres
+def test_the_same_game_on_postgresql(postgres_api: Any) -> None:
+    test_escalated_red_card_ejects_and_decides_the_game(postgres_api)

@@ -146,3 +146,17 @@ def test_token_in_the_url_is_refused(api: Any, game: dict[str, Any]) -> None:
 def test_healthz_and_index(client: Any) -> None:
     assert client.get("/healthz").get_json() == {"status": "ok"}
     assert client.get("/").status_code == 200
+
+
+def test_an_admin_token_can_guard_game_creation(db_url: str, api: Any) -> None:
+    from api import create_app
+
+    app = create_app({"DATABASE_URL": db_url, "ADMIN_TOKEN": "admin-secret"})
+    client = app.test_client()
+    body = {"ruleset": "m72", "players": api.M72_PLAYERS}
+    assert client.post("/api/games", json=body).status_code == 401
+    wrong = client.post("/api/games", json=body, headers=api.auth("guess"))
+    assert wrong.status_code == 403
+    right = client.post("/api/games", json=body, headers=api.auth("admin-secret"))
+    assert right.status_code == 201
+    app.extensions["bansha_db"].dispose()

@@ -222,3 +222,13 @@ def test_m08_wolf_missing_the_leader_vote_gets_the_fixed_yellow(api: Any) -> Non
     # a fixed card is the director's and the player's business, not the public's
     feed = api.ok("GET", f"/api/games/{game['id']}/announcements")
     assert all("狼头" not in a["text"] for a in feed["announcements"])
+
+
+def test_action_errors_name_the_field(api: Any, game: dict[str, Any]) -> None:
+    response = act(api, game, {"type": "teleport"})
+    assert response.get_json()["error"]["path"] == "$.type"
+    assert "skill" in response.get_json()["error"]["message"]
+    response = act(api, game, {"type": "skill", "actor": "软件6"})
+    assert response.get_json()["error"]["path"] == "$.skill"
+    response = act(api, game, {"type": "vote", "voter": "软件6", "target": 3})
+    assert response.get_json()["error"]["path"] == "$.target"

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
 from typing import Any
 
+import pytest
 from flask import Flask
 from sqlalchemy import func, select
 
 from api import create_app
+from api.screening import screener
 from models.labelled import load_labelled_examples
 from models.posts import Post
 
@@ -175,9 +180,7 @@ def test_bad_post_fields_are_400(api: Any, game: dict[str, Any], app: Flask) -> 
         body = {**api.post_body("软件1", "x"), **change}
         response = api.call("POST", f"/api/games/{game['id']}/posts", game["director_token"], body)
         assert response.status_code == 400, change
-        assert path in response.get_json()["error"]["message"] or response.get_json()["error"].get(
-            "path"
-        ) in (path, "$")
+        assert response.get_json()["error"]["path"] == path
     assert posts_count(app) == 0
 
 
@@ -257,3 +260,44 @@ def test_decisions_become_labelled_examples(api: Any, game: dict[str, Any], db_u
         ("我拿人格担保我是好人", ()),
     ]
     assert all(e.ruleset == "m72" and e.id.startswith("decision-") for e in examples)
+
+
+def test_text_no_database_can_store_is_400(api: Any, game: dict[str, Any], app: Flask) -> None:
+    url = f"/api/games/{game['id']}/posts"
+    for body in ("坏\ud800字", "空\x00字"):
+        raw = json.dumps(api.post_body("软件1", body))  # \\ud800 and \\u0000 escapes
+        response = api.client.post(
+            url, data=raw, content_type="application/json", headers=api.auth(game["director_token"])
+        )
+        assert response.status_code == 400
+        assert response.get_json()["error"]["path"] == "$.body"
+    deep = "[" * 100_000 + "]" * 100_000
+    response = api.client.post(
+        url, data=deep, content_type="application/json", headers=api.auth(game["director_token"])
+    )
+    assert response.status_code == 400
+    assert posts_count(app) == 0
+
+
+def test_awkward_but_storable_posts_are_screened(api: Any, game: dict[str, Any]) -> None:
+    for body in ("", "😀😀😀", "[b][/b][color=red][/color]", "\u200b\u200b", "控制\x07字符"):
+        result = api.post(game, "软件1", body)
+        assert result["duplicate"] is False
+
+
+def test_the_trained_classifier_screens_posts_when_present(db_url: str, api: Any) -> None:
+    model = Path(os.environ.get("BANSHA_MODEL", "var/model.skops"))
+    if not model.is_file():
+        pytest.skip(f"no trained model at {model} (run 'make model')")
+    if screener("m72", True).classifier is None:
+        pytest.skip("the model file could not be loaded")
+    app = create_app({"DATABASE_URL": db_url, "USE_CLASSIFIER": True})
+    client = type(api)(app.test_client())
+    game = client.make_game()
+    vias = set()
+    for body in ("我拿我全家担保我是好人", "你是不是上一场那个人", "如果我是狼我全家出门被车撞"):
+        result = client.post(game, "软件1", body)
+        assert result["suggestion"] is not None
+        vias |= {f["via"] for f in result["findings"]}
+    assert "classifier" in vias
+    app.extensions["bansha_db"].dispose()

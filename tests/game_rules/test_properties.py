@@ -26,7 +26,7 @@ from game_rules.events import (
 from game_rules.simulation import RandomPolicy, play_random_game
 
 GAMES = int(os.environ.get("BANSHA_GAMES", "40"))
-RULESETS = ["m72", "m08", "m08_12"]
+RULESETS = ["m72", "m08", "m08_12", "wa004"]
 # decisions are taken by characters already out (最后一枪, 殉职, 传位)
 DECISION_SKILLS = {"shoot", "succession", "leader_succession"}
 
@@ -118,6 +118,33 @@ def test_random_m08_games(seed: int, policy: RandomPolicy) -> None:
 @given(seed=st.integers(0, 2**31), policy=policies)
 def test_random_m08_12_games(seed: int, policy: RandomPolicy) -> None:
     check_invariants(play_random_game("m08_12", seed, policy=policy))
+
+
+@game_settings
+@given(seed=st.integers(0, 2**31), policy=policies)
+def test_random_wa004_games(seed: int, policy: RandomPolicy) -> None:
+    game = play_random_game("wa004", seed, policy=policy)
+    check_invariants(game)
+    # a real game: past the start phase (true loves chosen, couples told) unless red cards
+    # ended it there
+    types = [e.TYPE for e in game.log]
+    ejected = any(e.cause == "red_card" for e in game.state.eliminations)
+    if "wa004_couples_revealed" not in types:
+        assert ejected, "random wa004 game stuck in its start phase"
+    else:
+        chosen = {e.actor for e in game.log if e.TYPE == "wa004_true_love"}
+        betrayers = {c for c, r in game.state.roles.items() if r == "betrayer"}
+        assert betrayers - chosen <= {e.character for e in game.state.eliminations}
+
+
+def test_random_wa004_games_reach_the_night() -> None:
+    # without red cards every game gets past the start and plays days and nights to its end
+    quiet = RandomPolicy(eject=0.0, substitute=0.0)
+    for seed in range(10):
+        game = play_random_game("wa004", seed, policy=quiet)
+        assert game.state.ended and game.state.day >= 1
+        types = {e.TYPE for e in game.log}
+        assert {"wa004_couples_revealed", "wa004_night_judged", "votes_tallied"} <= types
 
 
 def test_same_seed_same_game() -> None:

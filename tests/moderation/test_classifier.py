@@ -204,3 +204,20 @@ def test_model_bytes_do_not_depend_on_object_ids(model: PostClassifier) -> None:
 def test_top_features_point_at_the_category(model: PostClassifier) -> None:
     tokens = [token for token, _ in model.top_features("oath", 10)]
     assert any("誓" in t or "担保" in t or "fa shi" in t for t in tokens)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\ud800傻逼",
+        "\x00\x01\x1f",
+        "🙂" * 50,
+        "[color=#FF0000][size=7][/size][/color]",
+        "傻" * 20000,
+    ],
+)
+def test_awkward_posts_get_probabilities_not_crashes(model: PostClassifier, text: str) -> None:
+    (row,) = model.predict([text])
+    assert all(0.0 <= p <= 1.0 for p in row.values())
+    assert model.labels(text) == [c for c in model.categories if row[c] >= model.thresholds[c]]

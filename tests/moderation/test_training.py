@@ -8,7 +8,7 @@ import sys
 import types
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -102,7 +102,13 @@ FAST = TrainingOptions(folds=3, min_positives=10)
 
 # -- loading --------------------------------------------------------------------------------------
 
-GOOD = {"id": "t-1", "text": "金水", "labels": [], "evasion": "none", "ruleset": None}
+GOOD: dict[str, Any] = {
+    "id": "t-1",
+    "text": "金水",
+    "labels": [],
+    "evasion": "none",
+    "ruleset": None,
+}
 
 
 @pytest.mark.parametrize(
@@ -369,3 +375,30 @@ def test_unreadable_decisions_database_is_a_clear_error(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'empty.sqlite3'}"
     with pytest.raises(DecisionsError, match="cannot read director decisions"):
         load_decision_examples(url)
+
+
+def test_include_decisions_reads_a_real_labelled_examples_table(tmp_path: Path) -> None:
+    import sqlite3
+
+    from sqlalchemy import Table, create_engine
+
+    from models.labelled import LabelledExampleRow
+
+    url = f"sqlite:///{tmp_path / 'decisions.sqlite3'}"
+    cast(Table, LabelledExampleRow.__table__).create(create_engine(url))
+    with sqlite3.connect(tmp_path / "decisions.sqlite3") as db:  # foreign keys off: no games needed
+        db.executemany(
+            "INSERT INTO labelled_examples"
+            " (game_id, decision_id, ruleset, text, labels, created_at)"
+            " VALUES (?, ?, ?, ?, ?, '2026-01-01 00:00:00')",
+            [
+                ("g1", 1, "m08", "导演你这判罚我不服", '["director"]'),
+                ("g1", 2, "m08", "我站边5号", "[]"),
+            ],
+        )
+    posts = load_decision_examples(url)
+    assert [(p.text, p.labels, p.ruleset) for p in posts] == [
+        ("导演你这判罚我不服", ("director",), "m08"),
+        ("我站边5号", (), "m08"),
+    ]
+    assert len({p.id for p in posts}) == 2
