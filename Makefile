@@ -25,7 +25,10 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 venv: $(VENV)/.installed
 venv-dev: $(VENV)/.installed-dev
 
-$(MODEL): $(VENV)/.installed $(wildcard corpus/*.jsonl) $(wildcard lexicons/*.txt)
+# The model's features include lexicon hits, so any lexicon or feature-code edit retrains it.
+MODEL_INPUTS := $(wildcard corpus/*.jsonl) $(shell find lexicons -type f \( -name '*.tsv' -o -name '*.txt' -o -name '*.yaml' \) 2>/dev/null) $(wildcard moderation/*.py)
+
+$(MODEL): $(VENV)/.installed $(MODEL_INPUTS)
 	$(BIN)/bansha train --out $(MODEL)
 
 model: $(MODEL)

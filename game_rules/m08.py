@@ -48,6 +48,8 @@ SKILL_ROLES: dict[str, tuple[str, ...]] = {
     "poison": ("witch",),
     "divine": ("seer",),
 }
+# roles with any night action (the others' night needs no look)
+SKILL_HOLDERS = frozenset(role for roles in SKILL_ROLES.values() for role in roles)
 REASON_LENGTH = 2  # 附上两个字的指杀理由
 
 
@@ -487,8 +489,10 @@ class M08(WerewolfRuleset):
     def night_options(self, state: GameState, actor: str) -> list[Action]:
         """Night actions ``actor`` may take now (kill reasons use the placeholder 刀人)."""
         role = state.roles[actor]
-        living = state.living()
         out: list[Action] = []
+        if role not in SKILL_HOLDERS:
+            return out
+        living = state.living()
         leader = self.leader(state)
         acts = state.night_actions
         if role == "wolf":
