@@ -1,1 +1,1 @@
-"""The ``bansha`` command line: one entry point that hands each subcommand to the package that owns it."""
+"""The ``bansha`` command line: one entry point handing each subcommand to the package owning it."""

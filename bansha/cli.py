@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 # subcommand -> (module, function, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
-    "replay": ("game_rules.cli", "replay_main", "replay a YAML game script and print announcements"),
+    "replay": ("game_rules.cli", "replay_main", "replay a YAML game script, print announcements"),
     "screen": ("moderation.cli", "screen_main", "screen posts for rule violations"),
     "train": ("moderation.cli", "train_main", "train the post classifier and write its report"),
     "serve": ("api.cli", "serve_main", "run the referee web service"),

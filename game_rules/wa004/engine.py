@@ -248,15 +248,27 @@ class Wa004Ruleset(WerewolfRuleset):
                 raise RetainWindowError(message="挽留：每两游戏日夜晚可选择一天使用")
 
     @staticmethod
+    def _barred_targets(state: GameState, skill: Skill, lover: str | None) -> set[str]:
+        """Characters ``skill`` may not name, beyond the common checks of :meth:`_check_target`.
+
+        私奔 not one's own lover; 烧烤 never a member of the group (牛头人 on a noble is accepted:
+        hidden, R8).
+        """
+        if skill == Skill.ELOPE:
+            return set() if lover is None else {lover}
+        if skill == Skill.BARBECUE:
+            return set(noble_group(state))
+        return set()
+
     def _check_skill_target(
-        state: GameState, skill: Skill, target: str | None, lover: str | None
+        self, state: GameState, skill: Skill, target: str | None, lover: str | None
     ) -> None:
         """The checks of ``skill`` on this particular (living, other) ``target``."""
-        if skill == Skill.ELOPE and target == lover:
+        if target is None or target not in self._barred_targets(state, skill, lover):
+            return
+        if skill == Skill.ELOPE:
             raise ElopeWithLoverError(message=f"{target}已经是你的情侣")
-        # 烧烤 never names a member of the group; 牛头人 on a noble is accepted (hidden, R8)
-        if skill == Skill.BARBECUE and target is not None and is_noble(state, target):
-            raise NobleTargetError(message=f"{target}是单身贵族群成员")
+        raise NobleTargetError(message=f"{target}是单身贵族群成员")
 
     def night_skill(self, game: Game, action: UseSkill) -> None:
         """Record a night order (a newer order replaces the same slot's older one)."""
@@ -299,12 +311,8 @@ class Wa004Ruleset(WerewolfRuleset):
                 continue
             if others is None:
                 others = [c for c in state.living() if c != actor]
-            for t in others:
-                try:
-                    self._check_skill_target(state, skill, t, lover)
-                except IllegalActionError:
-                    continue
-                out.append(UseSkill(actor, key, t))
+            barred = self._barred_targets(state, skill, lover)
+            out.extend(UseSkill(actor, key, t) for t in others if t not in barred)
         return out
 
     def legal_actions(self, state: GameState, actor: str | None = None) -> list[Action]:
