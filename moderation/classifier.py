@@ -22,20 +22,29 @@ build arbitrary objects, and a file that is not a model at all fails with :class
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
+import math
 import os
 import tempfile
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
-from moderation.features import FEATURE_VERSION, FeatureConfig, FeatureSpace, post_tokens
+from moderation.features import (
+    FEATURE_VERSION,
+    ColumnMapper,
+    FeatureConfig,
+    FeatureSpace,
+)
+from moderation.normalize import NormalizedText
 
 MODEL_FORMAT = "bansha-post-classifier"
 MODEL_FORMAT_VERSION = 1
@@ -105,19 +114,47 @@ class PostClassifier:
 
     # -- prediction -------------------------------------------------------------------------------
 
-    def predict_matrix(self, texts: Sequence[str]) -> np.ndarray:
-        """Probabilities as an array of shape (len(texts), len(categories))."""
+    @functools.cached_property
+    def _scorer(self) -> _LinearScorer:
+        return _LinearScorer(self)
+
+    def predict_matrix(
+        self,
+        texts: Sequence[str],
+        *,
+        normalized: Sequence[NormalizedText] | None = None,
+        hits: Sequence[Iterable[tuple[str, str]]] | None = None,
+    ) -> np.ndarray:
+        """Probabilities as an array of shape (len(texts), len(categories)).
+
+        ``normalized`` and ``hits`` (one per text: its :func:`~moderation.normalize.normalize`
+        result and its ``(category, via)`` lexicon hits) skip recomputing what the screener
+        already has; the probabilities are the same either way.
+        """
         if not texts:
             return np.zeros((0, len(self.categories)))
-        features = self.space.transform([post_tokens(t, self.config) for t in texts])
-        scores = np.asarray(features @ self.coef.T) + self.intercept
-        result: np.ndarray = 1.0 / (1.0 + np.exp(-scores))
-        return result
+        if normalized is not None and len(normalized) != len(texts):
+            raise ValueError("normalized must give one NormalizedText per text")
+        if hits is not None and len(hits) != len(texts):
+            raise ValueError("hits must give one list of hits per text")
+        return self._scorer.probabilities(texts, normalized, hits)
 
     def predict(self, texts: Sequence[str]) -> list[dict[str, float]]:
         """Category -> probability for each text."""
-        matrix = self.predict_matrix(texts)
-        return [{c: float(row[j]) for j, c in enumerate(self.categories)} for row in matrix]
+        return self._rows(self.predict_matrix(texts))
+
+    def predict_prepared(
+        self,
+        texts: Sequence[str],
+        normalized: Sequence[NormalizedText],
+        hits: Sequence[Iterable[tuple[str, str]]],
+    ) -> list[dict[str, float]]:
+        """:meth:`predict` for texts already normalised and matched (the screener's fast path)."""
+        return self._rows(self.predict_matrix(texts, normalized=normalized, hits=hits))
+
+    def _rows(self, matrix: np.ndarray) -> list[dict[str, float]]:
+        categories = self.categories
+        return [dict(zip(categories, row, strict=True)) for row in matrix.tolist()]
 
     def labels(self, text: str) -> list[str]:
         """The categories whose probability reaches their threshold, in the model's order."""
@@ -243,6 +280,86 @@ class PostClassifier:
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ModelFileError(f"{source}: malformed model: {error}") from error
+
+
+# ------------------------------------------------------------------------------------------------
+# Fast scoring
+
+
+class _LinearScorer:
+    """Prediction without token strings or per-call matrix copies.
+
+    Built once per model: the weights are stored as ``U = idf[:, None] * coef.T`` (one C-contiguous
+    row of category weights per vocabulary column), so a binary row's scores are
+    ``U[columns].sum(0) / scale + intercept`` with ``scale = sqrt(sum(idf[columns]**2))**power``:
+    the same sum as ``FeatureSpace.transform(...) @ coef.T``, only in another order (differences
+    are rounding, below 1e-12). A batch builds one sparse matrix and does one product.
+    """
+
+    def __init__(self, model: PostClassifier) -> None:
+        space = model.space
+        self.mapper = ColumnMapper(space.vocabulary, model.config)
+        self.binary = space.binary
+        self.power = space.length_power
+        self.idf = np.ascontiguousarray(space.idf, dtype=np.float64)
+        self.idf2 = self.idf * self.idf
+        self.weights = np.ascontiguousarray(self.idf[:, None] * model.coef.T, dtype=np.float64)
+        self.intercept = np.ascontiguousarray(model.intercept, dtype=np.float64)
+        self.n_categories = len(model.categories)
+
+    def _row(self, columns: list[int]) -> tuple[np.ndarray, np.ndarray | None, float]:
+        """Sorted unique columns, their term-frequency factors (None when binary), the scale."""
+        if not columns:
+            return np.zeros(0, dtype=np.intp), None, 1.0
+        if self.binary:
+            unique = np.unique(np.array(columns, dtype=np.intp))
+            factors = None
+            squares = float(self.idf2[unique].sum())
+        else:
+            unique, counts = np.unique(np.array(columns, dtype=np.intp), return_counts=True)
+            factors = 1.0 + np.log(counts)
+            squares = float(((factors * self.idf[unique]) ** 2).sum())
+        norm = math.sqrt(squares) or 1.0
+        return unique, factors, norm**self.power
+
+    def probabilities(
+        self,
+        texts: Sequence[str],
+        normalized: Sequence[NormalizedText] | None,
+        hits: Sequence[Iterable[tuple[str, str]]] | None,
+    ) -> np.ndarray:
+        columns = self.mapper.columns
+        rows = [
+            self._row(
+                columns(
+                    text,
+                    normalized[i] if normalized is not None else None,
+                    hits[i] if hits is not None else None,
+                )
+            )
+            for i, text in enumerate(texts)
+        ]
+        if len(rows) == 1:
+            unique, factors, scale = rows[0]
+            picked = self.weights[unique]
+            summed = picked.sum(axis=0) if factors is None else factors @ picked
+            scores = (summed / scale + self.intercept)[None, :]
+        else:
+            indptr = np.zeros(len(rows) + 1, dtype=np.intp)
+            indptr[1:] = np.cumsum([len(r[0]) for r in rows])
+            indices = np.concatenate([r[0] for r in rows])
+            data = np.concatenate(
+                [
+                    np.full(len(r[0]), 1.0 / r[2]) if r[1] is None else r[1] / r[2]
+                    for r in rows
+                ]
+            )
+            matrix = sparse.csr_matrix(
+                (data, indices, indptr), shape=(len(rows), self.weights.shape[0])
+            )
+            scores = np.asarray(matrix @ self.weights) + self.intercept
+        result: np.ndarray = 1.0 / (1.0 + np.exp(-scores))
+        return result
 
 
 # ------------------------------------------------------------------------------------------------

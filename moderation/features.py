@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import importlib
 import math
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -35,7 +36,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from moderation.normalize import is_han, normalize
+from moderation.normalize import NormalizedText, normalize
 
 # Bump whenever the token stream changes: a model trained on other tokens would silently mis-score.
 FEATURE_VERSION = 1
@@ -106,6 +107,7 @@ def _pinyin_syllables() -> frozenset[str]:
     )
 
 
+@functools.lru_cache(maxsize=4096)  # letter runs repeat (sb, nmsl, qq); the result is immutable
 def split_pinyin(run: str) -> tuple[str, ...]:
     """Read a run of lowercase letters as pinyin where it can be, letter by letter where it cannot.
 
@@ -139,12 +141,104 @@ def split_pinyin(run: str) -> tuple[str, ...]:
     return best[0][2]
 
 
-def text_views(text: str) -> TextViews:
+# Han characters as :func:`moderation.normalize.is_han` sees them, as one regex class.
+_HAN = "\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0003134f\uf900-\ufaff\u3007"
+# One pass over the folded text: a Han run, a lowercase letter run, or any other single character.
+_UNITS = re.compile(f"([{_HAN}]+)|([a-z]+)|(.)", re.DOTALL)
+
+
+@functools.lru_cache(maxsize=1)
+def _pypinyin_tables() -> tuple[re.Pattern[str], Any, dict[str, Any]]:
+    """pypinyin's own Han test, phrase-prefix set and phrase dictionary (shared, not copied)."""
+    from pypinyin.constants import PHRASES_DICT, RE_HANS
+    from pypinyin.seg import mmseg
+
+    # RE_HANS is ``^(?:[...])+$``; without the anchors it finds the Han chunks pypinyin converts.
+    chunks = re.compile(RE_HANS.pattern[1:-1])
+    prefixes = getattr(mmseg.p_set, "_set", mmseg.p_set)
+    return chunks, prefixes, PHRASES_DICT
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _segment_pinyin(segment: str) -> tuple[str, ...]:
+    """``lazy_pinyin`` of one phrase-dictionary word or one character (a bounded set: cached)."""
+    from pypinyin import lazy_pinyin
+
+    return tuple(lazy_pinyin(segment))
+
+
+def _phrase_segments(chunk: str, prefixes: Any, phrases: dict[str, Any]) -> list[str]:
+    """pypinyin's strict forward maximum matching (``mmseg.seg.cut``), with indices for speed.
+
+    >>> _phrase_segments("我是中国人", *_pypinyin_tables()[1:])
+    ['我', '是', '中国人']
+    """
+    out: list[str] = []
+    pos, n = 0, len(chunk)
+    while pos < n:
+        last_valid = 0
+        for end in range(pos + 1, n + 1):
+            word = chunk[pos:end]
+            if word in prefixes:
+                if word in phrases:
+                    last_valid = end
+            else:
+                if last_valid:
+                    out.append(chunk[pos:last_valid])
+                    pos = last_valid
+                else:
+                    out.append(chunk[pos])
+                    pos += 1
+                break
+        else:  # the whole remainder is a phrase prefix
+            if last_valid:
+                out.append(chunk[pos:last_valid])
+                pos = last_valid
+            else:
+                out.extend(chunk[pos:])
+                break
+    return out
+
+
+def han_pinyin(run: str) -> list[str]:
+    """``pypinyin.lazy_pinyin(run)`` for a run of Han characters, without its per-call overhead.
+
+    The run is cut into phrases exactly as pypinyin cuts it (its phrase dictionary, strict forward
+    maximum matching); each phrase or single character is then converted by ``lazy_pinyin``
+    itself, once per process, so the readings are pypinyin's own, phrase context included.
+
+    >>> han_pinyin("银行行长"), han_pinyin("沙比")
+    (['yin', 'hang', 'hang', 'zhang'], ['sha', 'bi'])
+    """
+    chunks, prefixes, phrases = _pypinyin_tables()
+    out: list[str] = []
+    pos = 0
+    for m in chunks.finditer(run):
+        if m.start() > pos:  # characters pypinyin does not count as Han: as lazy_pinyin keeps them
+            out.extend(_lazy_pinyin(run[pos : m.start()]))
+        for segment in _phrase_segments(m.group(), prefixes, phrases):
+            out.extend(_segment_pinyin(segment))
+        pos = m.end()
+    if pos < len(run):
+        out.extend(_lazy_pinyin(run[pos:]))
+    return out
+
+
+def _lazy_pinyin(text: str) -> list[str]:
+    from pypinyin import lazy_pinyin
+
+    result: list[str] = lazy_pinyin(text)
+    return result
+
+
+def text_views(text: str | NormalizedText) -> TextViews:
     """Compute the folded text and its parallel syllable and initials streams.
 
     Chinese characters read as their most likely pinyin (pypinyin with phrase context); letter
     runs read as pinyin where they can (``shabi`` -> ``sha bi``); any other letter or digit stands
-    for itself, so ``nmsl`` gives the initials stream ``nmsl``.
+    for itself, so ``nmsl`` gives the initials stream ``nmsl``. Pass the post's
+    :class:`~moderation.normalize.NormalizedText` when it is already at hand (the screener does) to
+    skip normalising again.
 
     >>> views = text_views("煞笔 shabi")
     >>> views.syllables
@@ -152,30 +246,15 @@ def text_views(text: str) -> TextViews:
     >>> views.initials
     'sbsb'
     """
-    from pypinyin import lazy_pinyin
-
-    folded = normalize(text).folded
+    folded = (text if isinstance(text, NormalizedText) else normalize(text)).folded
     syllables: list[str] = []
-    index = 0
-    while index < len(folded):
-        char = folded[index]
-        if is_han(char):
-            end = index
-            while end < len(folded) and is_han(folded[end]):
-                end += 1
-            syllables.extend(lazy_pinyin(folded[index:end]))
-        elif "a" <= char <= "z":
-            end = index
-            while end < len(folded) and "a" <= folded[end] <= "z":
-                end += 1
-            run = folded[index:end]
-            syllables.extend(split_pinyin(run))
-        elif char.isalnum():
-            end = index + 1
-            syllables.append(char)
-        else:
-            end = index + 1
-        index = end
+    for han, letters, other in _UNITS.findall(folded):
+        if han:
+            syllables.extend(han_pinyin(han))
+        elif letters:
+            syllables.extend(split_pinyin(letters))
+        elif other.isalnum():
+            syllables.append(other)
     initials = "".join(s[0] for s in syllables)
     return TextViews(folded=folded, syllables=tuple(syllables), initials=initials)
 
@@ -233,24 +312,130 @@ def lexicon_digest() -> str:
     return digest.hexdigest()
 
 
-def post_tokens(text: str, config: FeatureConfig | None = None) -> list[str]:
+Hits = Iterable[tuple[str, str]]
+
+
+def post_tokens(
+    text: str,
+    config: FeatureConfig | None = None,
+    *,
+    normalized: NormalizedText | None = None,
+    hits: Hits | None = None,
+) -> list[str]:
     """All feature tokens of one post (with repeats: term frequency matters).
+
+    This is the definition of the features (training reads it). ``normalized`` (the post's
+    :func:`~moderation.normalize.normalize` result) and ``hits`` (its ``(category, via)`` lexicon
+    and pattern hits) may be passed when already computed; by default both are computed here.
 
     >>> sorted(t for t in post_tokens("沙比") if t.startswith("p:"))
     ['p:bi', 'p:sha', 'p:sha bi']
     """
     config = config or FeatureConfig()
-    views = text_views(text)
+    views = text_views(normalized if normalized is not None else text)
     tokens = ["c:" + g for g in _ngrams(list(views.folded), *config.char_ngrams, joiner="")]
     tokens += ["p:" + g for g in _ngrams(list(views.syllables), *config.pinyin_ngrams, joiner=" ")]
     tokens += ["i:" + g for g in _ngrams(list(views.initials), *config.initials_ngrams, joiner="")]
     tokens += ["e:" + c for c in text if unicodedata.category(c) == "So"]
     if config.lexicon:
-        hits = lexicon_hits_function()
-        if hits is not None:
-            for category, via in hits(text):
+        found = _lexicon_hits(text, hits)
+        if found is not None:
+            for category, via in found:
                 tokens += [f"l:{category}", f"l:{category}:{via}"]
     return tokens
+
+
+def _lexicon_hits(text: str, hits: Hits | None) -> Hits | None:
+    if hits is not None:
+        return hits
+    function = lexicon_hits_function()
+    return function(text) if function is not None else None
+
+
+class ColumnMapper:
+    """A post straight to vocabulary columns, without building token strings.
+
+    ``columns(...)`` gives exactly the in-vocabulary columns of :func:`post_tokens` (as a multiset,
+    in another order): the n-grams are looked up in one table per token prefix, and emoji are
+    found by one regex over the emoji the vocabulary knows. This is the prediction path; training
+    keeps the readable :func:`post_tokens`.
+
+    >>> space = FeatureSpace.fit([post_tokens("傻逼"), post_tokens("金水")], min_df=1)
+    >>> mapper = ColumnMapper(space.vocabulary, FeatureConfig())
+    >>> index = space.index
+    >>> sorted(mapper.columns("傻逼")) == sorted(index[t] for t in post_tokens("傻逼"))
+    True
+    """
+
+    def __init__(self, vocabulary: Sequence[str], config: FeatureConfig) -> None:
+        self.config = config
+        self._chars: dict[str, int] = {}
+        self._syllables: dict[str, int] = {}
+        self._initials: dict[str, int] = {}
+        self._lexicon: dict[str, int] = {}
+        emoji: dict[str, int] = {}
+        tables = {"c:": self._chars, "p:": self._syllables, "i:": self._initials, "e:": emoji}
+        for column, token in enumerate(vocabulary):
+            table = tables.get(token[:2])
+            if table is not None:
+                table[token[2:]] = column
+            elif token.startswith("l:"):
+                self._lexicon[token] = column
+        self._emoji = emoji
+        # only emoji the model knows can add a column; one C-level scan finds them all
+        self._emoji_rx = (
+            re.compile("|".join(re.escape(e) for e in sorted(emoji, key=len, reverse=True)))
+            if emoji
+            else None
+        )
+
+    def columns(
+        self, text: str, normalized: NormalizedText | None = None, hits: Hits | None = None
+    ) -> list[int]:
+        """Vocabulary columns of ``text``'s tokens, repeats kept (see :func:`post_tokens`)."""
+        config = self.config
+        views = text_views(normalized if normalized is not None else text)
+        out: list[int] = []
+        _grams_into(out, views.folded, config.char_ngrams, self._chars)
+        _syllable_grams_into(out, views.syllables, config.pinyin_ngrams, self._syllables)
+        _grams_into(out, views.initials, config.initials_ngrams, self._initials)
+        if self._emoji_rx is not None:
+            emoji = self._emoji
+            out.extend(emoji[e] for e in self._emoji_rx.findall(text) if e in emoji)
+        if config.lexicon:
+            found = _lexicon_hits(text, hits)
+            if found is not None:
+                get = self._lexicon.get
+                for category, via in found:
+                    for token in (f"l:{category}", f"l:{category}:{via}"):
+                        column = get(token)
+                        if column is not None:
+                            out.append(column)
+        return out
+
+
+def _grams_into(out: list[int], text: str, sizes: tuple[int, int], table: dict[str, int]) -> None:
+    get = table.get
+    for size in range(sizes[0], sizes[1] + 1):
+        for start in range(len(text) - size + 1):
+            column = get(text[start : start + size])
+            if column is not None:
+                out.append(column)
+
+
+def _syllable_grams_into(
+    out: list[int], syllables: Sequence[str], sizes: tuple[int, int], table: dict[str, int]
+) -> None:
+    get = table.get
+    for size in range(sizes[0], sizes[1] + 1):
+        if size == 1:
+            grams: Iterable[str] = syllables
+        else:
+            grams = (" ".join(syllables[i : i + size]) for i in range(len(syllables) - size + 1))
+        for gram in grams:
+            column = get(gram)
+            if column is not None:
+                out.append(column)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -57,6 +57,7 @@ __all__ = [
     "LexiconMatcher",
     "category_hits",
     "default_matcher",
+    "lexicon_hits",
     "remember_hits",
     "span_via",
 ]
@@ -347,9 +348,18 @@ _RECENT_LIMIT = 4096
 _RECENT_LOCK = threading.Lock()
 
 
+def lexicon_hits(candidates: Iterable[Candidate]) -> tuple[tuple[str, str], ...]:
+    """``(category, via)`` of the candidates in classifier categories (the ``l:`` features).
+
+    >>> lexicon_hits(default_matcher().candidates(normalize("你是煞笔")))
+    (('insult', 'exact'),)
+    """
+    return tuple((c.category, c.via) for c in candidates if c.category in CATEGORIES)
+
+
 def remember_hits(text: str, candidates: Iterable[Candidate]) -> None:
     """Record ``text``'s lexicon and pattern candidates for :func:`category_hits`."""
-    hits = tuple((c.category, c.via) for c in candidates if c.category in CATEGORIES)
+    hits = lexicon_hits(candidates)
     with _RECENT_LOCK:
         _RECENT_HITS[text] = hits
         _RECENT_HITS.move_to_end(text)

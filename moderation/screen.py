@@ -37,7 +37,7 @@ from lexicons.loader import (
     load_articles,
     read_text,
 )
-from moderation.lexicon import Candidate, default_matcher, remember_hits
+from moderation.lexicon import Candidate, default_matcher, lexicon_hits, remember_hits
 from moderation.normalize import NormalizedText, normalize
 from moderation.patterns import default_patterns
 from moderation.rules import font_candidates, water_candidate
@@ -270,24 +270,34 @@ class Screener:
             size = _post_size(text)
             if size > MAX_POST_BYTES:
                 raise PostTooLargeError(size, index=i if len(texts) > 1 else None)
-        results = [self._rule_findings(normalize(t)) for t in texts]
+        normalized = [normalize(t) for t in texts]
+        prepared = getattr(self.classifier, "predict_prepared", None)
+        hits: list[tuple[tuple[str, str], ...]] = []
+        results = [self._rule_findings(nt, hits if prepared else None) for nt in normalized]
         if self.classifier is not None and texts:
-            probs = self._predict(texts)
+            probs = self._predict(texts, normalized, hits)
             if probs is not None:
                 for text, found, p in zip(texts, results, probs, strict=True):
-                    found.extend(self._classifier_findings(text, found, p))
-                    found.sort(key=lambda f: (f.start, -f.end, f.category))
+                    extra = self._classifier_findings(text, found, p)
+                    if extra:
+                        found.extend(extra)
+                        found.sort(key=lambda f: (f.start, -f.end, f.category))
         if self.min_confidence > 0:
             results = [[f for f in r if f.confidence >= self.min_confidence] for r in results]
         return results
 
     # -- internals ------------------------------------------------------------------------------
 
-    def _rule_findings(self, nt: NormalizedText) -> list[Finding]:
+    def _rule_findings(
+        self, nt: NormalizedText, hits: list[tuple[tuple[str, str], ...]] | None
+    ) -> list[Finding]:
+        """Rule findings of one post; its lexicon hits go to ``hits`` (or the shared memo)."""
         cands = self._matcher.candidates(nt)
         cands += self._patterns.candidates(nt)
-        if self.classifier is not None:
-            remember_hits(nt.original, cands)  # the classifier's lexicon features reuse them
+        if hits is not None:
+            hits.append(lexicon_hits(cands))  # the classifier's lexicon features reuse them
+        elif self.classifier is not None:
+            remember_hits(nt.original, cands)  # a plain predict(texts) finds them there
         cands += font_candidates(nt.original)
         water = water_candidate(nt)
         if water is not None:
@@ -312,9 +322,18 @@ class Screener:
             severity=art.severity or cat.severity,
         )
 
-    def _predict(self, texts: Sequence[str]) -> list[dict[str, float]] | None:
+    def _predict(
+        self,
+        texts: Sequence[str],
+        normalized: Sequence[NormalizedText],
+        hits: Sequence[tuple[tuple[str, str], ...]],
+    ) -> list[dict[str, float]] | None:
         assert self.classifier is not None
+        prepared = getattr(self.classifier, "predict_prepared", None)
         try:
+            if prepared is not None:
+                result: list[dict[str, float]] = prepared(list(texts), normalized, hits)
+                return result
             return self.classifier.predict(list(texts))
         except Exception as exc:  # the rules' findings stand even if the model fails
             logger.warning("classifier failed, rules only: %s", exc)

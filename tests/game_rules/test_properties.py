@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import datetime, timedelta
+from fractions import Fraction
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,7 +25,9 @@ from game_rules.events import (
     Told,
     VoteCast,
 )
-from game_rules.simulation import RandomPolicy, play_random_game
+from game_rules.actions import Action
+from game_rules.simulation import RandomPolicy, play_random_game, replay_actions
+from game_rules.votes import Ballot, BallotBox, load_vote_policy, tally
 
 GAMES = int(os.environ.get("BANSHA_GAMES", "40"))
 RULESETS = ["m72", "m08", "m08_12", "wa004"]
@@ -151,3 +155,66 @@ def test_same_seed_same_game() -> None:
     a = play_random_game("m72", 123)
     b = play_random_game("m72", 123)
     assert a.event_dicts() == b.event_dicts()
+
+
+@game_settings
+@given(seed=st.integers(0, 2**31), ruleset=st.sampled_from(RULESETS), policy=policies)
+def test_recorded_actions_replay_the_game(seed: int, ruleset: str, policy: RandomPolicy) -> None:
+    # the engine-only benchmark replays recorded actions: they must give the very same game
+    done: list[Action] = []
+    game = play_random_game(ruleset, seed, policy=policy, record=done)
+    again = replay_actions(ruleset, seed, done)
+    assert again.event_dicts() == game.event_dicts()
+    assert again.state.snapshot() == game.state.snapshot()
+
+
+WEIGHTS = [Fraction(1), Fraction(2), Fraction(3, 2), Fraction(1, 3), Fraction(0)]
+VOTERS = "ABCDEFG"
+
+
+@settings(max_examples=GAMES * 5, deadline=None)
+@given(
+    moves=st.lists(
+        st.tuples(st.sampled_from(VOTERS), st.sampled_from([None, *"XYZAB"])), max_size=20
+    ),
+    weights=st.dictionaries(st.sampled_from(VOTERS), st.sampled_from(WEIGHTS), max_size=3),
+    extra=st.dictionaries(st.sampled_from("XYZ"), st.sampled_from(WEIGHTS), max_size=2),
+    excluded=st.sets(st.sampled_from(VOTERS), max_size=2),
+)
+def test_tally_equals_the_plain_fraction_sum(
+    moves: list[tuple[str, str | None]],
+    weights: dict[str, Fraction],
+    extra: dict[str, Fraction],
+    excluded: set[str],
+) -> None:
+    # tally counts in integer units internally; the result must be the plain Fraction sums
+    policy = load_vote_policy("m72")  # unlimited changes
+    close = datetime(2026, 3, 1, 22)
+    box = BallotBox()
+    for i, (voter, target) in enumerate(moves):
+        change = any(b.voter == voter for b in box.history)
+        at = datetime(2026, 3, 1, 10) + timedelta(minutes=i)
+        box = box.cast(Ballot(voter, target, at, is_change=change), policy=policy, closes_at=close)
+    result = tally(box, weights, extra, exclude=excluded)
+    shown: dict[str, Fraction] = {}
+    abstentions = Fraction(0)
+    for voter, b in box.current().items():
+        if voter in excluded:
+            continue
+        w = weights.get(voter, Fraction(1))
+        if b.target is None:
+            abstentions += w
+        else:
+            shown[b.target] = shown.get(b.target, Fraction(0)) + w
+    counts = dict(shown)
+    for target, add in extra.items():
+        if add:
+            counts[target] = counts.get(target, Fraction(0)) + add
+    assert dict(result.shown) == shown and dict(result.counts) == counts
+    assert result.abstentions == abstentions
+    assert all(type(v) is Fraction for v in (*result.counts.values(), *result.shown.values()))
+    best = max(counts.values(), default=Fraction(0))
+    expected_top = {t for t, n in counts.items() if n == best} if best > 0 else set()
+    assert set(result.top()) == expected_top
+    first = result.first_to_reach_top()
+    assert (first is None) == (not expected_top) and (first is None or first in expected_top)
