@@ -1,7 +1,8 @@
 """``bansha serve`` and ``bansha db``.
 
-``bansha serve`` runs Flask's own (threaded) server, meant for development and ``make run``. In
-production run several stateless workers with gunicorn, e.g.::
+``bansha serve`` (what ``make run`` starts) runs the app under gunicorn with a few stateless
+workers, the way it runs in production; ``--dev`` uses Flask's own server instead. A production
+deployment can call gunicorn directly, e.g.::
 
     DATABASE_URL=postgresql+psycopg://user@host/db gunicorn -w 4 -b 0.0.0.0:8000 'api:create_app()'
 """
@@ -9,9 +10,12 @@ production run several stateless workers with gunicorn, e.g.::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
+from gunicorn.app.base import BaseApplication
 from sqlalchemy.engine import make_url
 
 from models.database import default_database_url
@@ -26,13 +30,22 @@ def shown(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
+def default_workers() -> int:
+    """Two workers per core, capped: enough to keep a small host busy without oversubscribing."""
+    return max(2, min(8, 2 * (os.cpu_count() or 1)))
+
+
 def serve_main(argv: Sequence[str]) -> int:
-    """``bansha serve [--host H] [--port P] [--debug]``: run the service with Flask's server."""
+    """``bansha serve [--host H] [--port P] [--workers N] [--dev] [--debug]``: run the service."""
     parser = argparse.ArgumentParser(prog="bansha serve", description="run the referee service")
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (8000)")
     parser.add_argument(
-        "--debug", action="store_true", help="Flask debug mode (never in production)"
+        "--workers", type=int, default=default_workers(), help="gunicorn worker processes"
+    )
+    parser.add_argument("--dev", action="store_true", help="Flask's development server instead")
+    parser.add_argument(
+        "--debug", action="store_true", help="Flask debug mode (implies --dev; never in production)"
     )
     args = parser.parse_args(list(argv))
 
@@ -47,13 +60,55 @@ def serve_main(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return 1
+    # Built once in the parent: the model and lexicons load once and the workers share the pages.
     app = create_app()
     print(
         f"Bansha Referee on http://{args.host}:{args.port}/ (database: {shown(url)})",
         file=sys.stderr,
     )
-    app.run(host=args.host, port=args.port, debug=args.debug, threaded=True, use_reloader=False)
+    if args.dev or args.debug:
+        app.run(host=args.host, port=args.port, debug=args.debug, threaded=True, use_reloader=False)
+        return 0
+    _Gunicorn(
+        app,
+        {
+            "bind": f"{args.host}:{args.port}",
+            "workers": max(1, args.workers),
+            "worker_class": "gthread",
+            "threads": 4,
+            "accesslog": "-",
+            "errorlog": "-",
+            "post_fork": _forget_parent_connections(app),
+        },
+    ).run()
     return 0
+
+
+def _forget_parent_connections(app: Any) -> Any:
+    """A gunicorn ``post_fork`` hook: a worker must never reuse the parent's pooled connections."""
+
+    def post_fork(_server: Any, _worker: Any) -> None:
+        database = app.extensions["bansha_db"]
+        for engine in {database.write_engine, database.read_engine}:
+            engine.dispose(close=False)
+
+    return post_fork
+
+
+class _Gunicorn(BaseApplication):
+    """gunicorn driven from Python, so that ``bansha serve`` needs no separate config file."""
+
+    def __init__(self, app: Any, options: dict[str, Any]) -> None:
+        self.application = app
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Any:
+        return self.application
 
 
 def db_main(argv: Sequence[str]) -> int:

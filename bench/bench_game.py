@@ -83,6 +83,8 @@ def run() -> list[dict[str, Any]]:
         note = "including the random decision policy"
         if ruleset == "m72":
             note += "; goal >= 2,000 games/s on one core"
+        elif ruleset == "wa004":
+            note += "; from the start phase (true loves) to the end"
         results.append(
             {
                 "name": f"random full {ruleset} games",
@@ -120,7 +122,10 @@ def _engine_row(ruleset: str) -> dict[str, Any]:
         "reference": "fixed Python workload (sort 2,000 ints + dict fold), runs/s",
         "reference_value": reference,
         "higher_is_better": True,
-        "note": f"recorded actions replayed through Game.apply ({actions:.0f} per game)",
+        "note": (
+            f"recorded actions of {len(pool)} such games replayed through Game.apply "
+            f"({actions:.0f} per game)"
+        ),
     }
 
 

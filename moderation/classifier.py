@@ -133,28 +133,31 @@ class PostClassifier:
         """
         if not texts:
             return np.zeros((0, len(self.categories)))
-        if normalized is not None and len(normalized) != len(texts):
-            raise ValueError("normalized must give one NormalizedText per text")
-        if hits is not None and len(hits) != len(texts):
-            raise ValueError("hits must give one list of hits per text")
-        return self._scorer.probabilities(texts, normalized, hits)
+        _check_lengths(texts, normalized, hits)
+        return np.asarray(self._scorer.probabilities(texts, normalized, hits), dtype=np.float64)
 
     def predict(self, texts: Sequence[str]) -> list[dict[str, float]]:
         """Category -> probability for each text."""
-        return self._rows(self.predict_matrix(texts))
+        return self.predict_prepared(texts, None, None)
 
     def predict_prepared(
         self,
         texts: Sequence[str],
-        normalized: Sequence[NormalizedText],
-        hits: Sequence[Iterable[tuple[str, str]]],
+        normalized: Sequence[NormalizedText] | None,
+        hits: Sequence[Iterable[tuple[str, str]]] | None,
     ) -> list[dict[str, float]]:
-        """:meth:`predict` for texts already normalised and matched (the screener's fast path)."""
-        return self._rows(self.predict_matrix(texts, normalized=normalized, hits=hits))
+        """:meth:`predict` for texts already normalised and matched (the screener's fast path).
 
-    def _rows(self, matrix: np.ndarray) -> list[dict[str, float]]:
+        ``normalized`` and ``hits`` as in :meth:`predict_matrix` (None: computed here).
+        """
+        if not texts:
+            return []
+        _check_lengths(texts, normalized, hits)
+        rows = self._scorer.probabilities(texts, normalized, hits)
         categories = self.categories
-        return [dict(zip(categories, row, strict=True)) for row in matrix.tolist()]
+        if isinstance(rows, np.ndarray):
+            rows = rows.tolist()
+        return [dict(zip(categories, row, strict=True)) for row in rows]
 
     def labels(self, text: str) -> list[str]:
         """The categories whose probability reaches their threshold, in the model's order."""
@@ -290,10 +293,11 @@ class _LinearScorer:
     """Prediction without token strings or per-call matrix copies.
 
     Built once per model: the weights are stored as ``U = idf[:, None] * coef.T`` (one C-contiguous
-    row of category weights per vocabulary column), so a binary row's scores are
-    ``U[columns].sum(0) / scale + intercept`` with ``scale = sqrt(sum(idf[columns]**2))**power``:
-    the same sum as ``FeatureSpace.transform(...) @ coef.T``, only in another order (differences
-    are rounding, below 1e-12). A batch builds one sparse matrix and does one product.
+    row of category weights per vocabulary column) with ``idf**2`` as one more column, so a binary
+    row's scores are ``U[columns].sum(0) / scale + intercept``, where ``scale`` is the row's
+    Euclidean length ``sqrt(sum(idf[columns]**2))`` to the power ``length_power``: the same sums as
+    ``FeatureSpace.transform(...) @ coef.T``, only added in another order (the differences are
+    rounding, far below 1e-9). A batch builds one sparse matrix and does one product.
     """
 
     def __init__(self, model: PostClassifier) -> None:
@@ -302,64 +306,83 @@ class _LinearScorer:
         self.binary = space.binary
         self.power = space.length_power
         self.idf = np.ascontiguousarray(space.idf, dtype=np.float64)
-        self.idf2 = self.idf * self.idf
-        self.weights = np.ascontiguousarray(self.idf[:, None] * model.coef.T, dtype=np.float64)
+        n_categories = len(model.categories)
+        extended = np.empty((len(space.vocabulary), n_categories + 1), dtype=np.float64)
+        extended[:, :n_categories] = self.idf[:, None] * model.coef.T
+        extended[:, n_categories] = self.idf * self.idf
+        self.extended = extended
+        self.weights = np.ascontiguousarray(extended[:, :n_categories])  # for sparse @ dense
         self.intercept = np.ascontiguousarray(model.intercept, dtype=np.float64)
-        self.n_categories = len(model.categories)
+        self.intercepts: list[float] = self.intercept.tolist()
 
-    def _row(self, columns: list[int]) -> tuple[np.ndarray, np.ndarray | None, float]:
-        """Sorted unique columns, their term-frequency factors (None when binary), the scale."""
+    def _batch_row(self, columns: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Sorted unique columns and their values in the row (weights already hold the idf)."""
         if not columns:
-            return np.zeros(0, dtype=np.intp), None, 1.0
+            return np.zeros(0, dtype=np.intp), np.zeros(0)
         if self.binary:
-            unique = np.unique(np.array(columns, dtype=np.intp))
-            factors = None
-            squares = float(self.idf2[unique].sum())
+            unique = np.array(sorted(set(columns)), dtype=np.intp)
+            factors = np.ones(len(unique))
         else:
             unique, counts = np.unique(np.array(columns, dtype=np.intp), return_counts=True)
             factors = 1.0 + np.log(counts)
-            squares = float(((factors * self.idf[unique]) ** 2).sum())
-        norm = math.sqrt(squares) or 1.0
-        return unique, factors, norm**self.power
+        squares = float(factors @ (factors * self.extended[unique, -1]))
+        return unique, factors / (math.sqrt(squares) or 1.0) ** self.power
+
+    def _single(self, columns: list[int]) -> list[float]:
+        """Probabilities of one binary row, in plain floats (no sparse matrix, few numpy calls)."""
+        intercepts = self.intercepts
+        if columns:
+            unique = np.fromiter(set(columns), dtype=np.intp)
+            sums = np.add.reduce(self.extended.take(unique, axis=0), axis=0).tolist()
+            squares = sums.pop()
+            scale = (math.sqrt(squares) or 1.0) ** self.power
+            scores = [s / scale + b for s, b in zip(sums, intercepts, strict=True)]
+        else:
+            scores = list(intercepts)
+        return [_sigmoid(x) for x in scores]
 
     def probabilities(
         self,
         texts: Sequence[str],
         normalized: Sequence[NormalizedText] | None,
         hits: Sequence[Iterable[tuple[str, str]]] | None,
-    ) -> np.ndarray:
-        columns = self.mapper.columns
-        rows = [
-            self._row(
-                columns(
-                    text,
-                    normalized[i] if normalized is not None else None,
-                    hits[i] if hits is not None else None,
-                )
+    ) -> np.ndarray | list[list[float]]:
+        """One row of probabilities per text: plain lists for one binary row, else an array."""
+        columns = [
+            self.mapper.columns(
+                text,
+                normalized[i] if normalized is not None else None,
+                hits[i] if hits is not None else None,
             )
             for i, text in enumerate(texts)
         ]
-        if len(rows) == 1:
-            unique, factors, scale = rows[0]
-            picked = self.weights[unique]
-            summed = picked.sum(axis=0) if factors is None else factors @ picked
-            scores = (summed / scale + self.intercept)[None, :]
-        else:
-            indptr = np.zeros(len(rows) + 1, dtype=np.intp)
-            indptr[1:] = np.cumsum([len(r[0]) for r in rows])
-            indices = np.concatenate([r[0] for r in rows])
-            data = np.concatenate(
-                [
-                    np.full(len(r[0]), 1.0 / r[2]) if r[1] is None else r[1] / r[2]
-                    for r in rows
-                ]
-            )
-            matrix = sparse.csr_matrix(
-                (data, indices, indptr), shape=(len(rows), self.weights.shape[0])
-            )
-            scores = np.asarray(matrix @ self.weights) + self.intercept
+        if len(columns) == 1 and self.binary:
+            return [self._single(columns[0])]
+        rows = [self._batch_row(c) for c in columns]
+        indptr = np.zeros(len(rows) + 1, dtype=np.intp)
+        indptr[1:] = np.cumsum([len(r[0]) for r in rows])
+        matrix = sparse.csr_matrix(
+            (np.concatenate([r[1] for r in rows]), np.concatenate([r[0] for r in rows]), indptr),
+            shape=(len(rows), self.weights.shape[0]),
+        )
+        scores = np.asarray(matrix @ self.weights) + self.intercept
         result: np.ndarray = 1.0 / (1.0 + np.exp(-scores))
         return result
+
+
+def _check_lengths(
+    texts: Sequence[str], normalized: Sequence[Any] | None, hits: Sequence[Any] | None
+) -> None:
+    if normalized is not None and len(normalized) != len(texts):
+        raise ValueError("normalized must give one NormalizedText per text")
+    if hits is not None and len(hits) != len(texts):
+        raise ValueError("hits must give one list of hits per text")
+
+
+def _sigmoid(x: float) -> float:
+    if x < -700.0:  # math.exp would overflow; the probability is 0 to double precision
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-x))
 
 
 # ------------------------------------------------------------------------------------------------

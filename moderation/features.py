@@ -356,9 +356,13 @@ class ColumnMapper:
     """A post straight to vocabulary columns, without building token strings.
 
     ``columns(...)`` gives exactly the in-vocabulary columns of :func:`post_tokens` (as a multiset,
-    in another order): the n-grams are looked up in one table per token prefix, and emoji are
-    found by one regex over the emoji the vocabulary knows. This is the prediction path; training
-    keeps the readable :func:`post_tokens`.
+    in another order). Instead of slicing every n-gram and looking it up, one Aho-Corasick
+    automaton per view holds the vocabulary's n-grams of that view and reports every occurrence in
+    one C-level scan: each occurrence of a key is one n-gram of the post that is in the
+    vocabulary, and n-grams that are not never cost anything. Syllable n-grams are matched in
+    the syllables joined by spaces, keys padded with a space on each side, so they align on
+    syllable boundaries. This is the prediction path; training keeps the readable
+    :func:`post_tokens`.
 
     >>> space = FeatureSpace.fit([post_tokens("傻逼"), post_tokens("金水")], min_df=1)
     >>> mapper = ColumnMapper(space.vocabulary, FeatureConfig())
@@ -369,40 +373,50 @@ class ColumnMapper:
 
     def __init__(self, vocabulary: Sequence[str], config: FeatureConfig) -> None:
         self.config = config
-        self._chars: dict[str, int] = {}
-        self._syllables: dict[str, int] = {}
-        self._initials: dict[str, int] = {}
-        self._lexicon: dict[str, int] = {}
+        chars: dict[str, int] = {}
+        syllables: dict[str, int] = {}
+        initials: dict[str, int] = {}
         emoji: dict[str, int] = {}
-        tables = {"c:": self._chars, "p:": self._syllables, "i:": self._initials, "e:": emoji}
+        self._lexicon: dict[str, int] = {}
+        c_low, c_high = config.char_ngrams
+        p_low, p_high = config.pinyin_ngrams
+        i_low, i_high = config.initials_ngrams
         for column, token in enumerate(vocabulary):
-            table = tables.get(token[:2])
-            if table is not None:
-                table[token[2:]] = column
-            elif token.startswith("l:"):
+            prefix, key = token[:2], token[2:]
+            if prefix == "c:" and c_low <= len(key) <= c_high:
+                chars[key] = column
+            elif prefix == "p:" and key and p_low <= key.count(" ") + 1 <= p_high:
+                syllables[f" {key} "] = column
+            elif prefix == "i:" and i_low <= len(key) <= i_high:
+                initials[key] = column
+            elif prefix == "e:" and len(key) == 1:
+                emoji[key] = column
+            elif prefix == "l:":
                 self._lexicon[token] = column
+        self._chars = _column_automaton(chars)
+        self._syllables = _column_automaton(syllables)
+        self._initials = _column_automaton(initials)
         self._emoji = emoji
         # only emoji the model knows can add a column; one C-level scan finds them all
-        self._emoji_rx = (
-            re.compile("|".join(re.escape(e) for e in sorted(emoji, key=len, reverse=True)))
-            if emoji
-            else None
-        )
+        self._emoji_rx = re.compile("|".join(map(re.escape, sorted(emoji)))) if emoji else None
 
     def columns(
         self, text: str, normalized: NormalizedText | None = None, hits: Hits | None = None
     ) -> list[int]:
         """Vocabulary columns of ``text``'s tokens, repeats kept (see :func:`post_tokens`)."""
-        config = self.config
         views = text_views(normalized if normalized is not None else text)
         out: list[int] = []
-        _grams_into(out, views.folded, config.char_ngrams, self._chars)
-        _syllable_grams_into(out, views.syllables, config.pinyin_ngrams, self._syllables)
-        _grams_into(out, views.initials, config.initials_ngrams, self._initials)
+        if views.folded and self._chars is not None:
+            out += [column for _, column in self._chars.iter(views.folded)]
+        if views.syllables and self._syllables is not None:
+            spaced = " " + " ".join(views.syllables) + " "
+            out += [column for _, column in self._syllables.iter(spaced)]
+        if views.initials and self._initials is not None:
+            out += [column for _, column in self._initials.iter(views.initials)]
         if self._emoji_rx is not None:
             emoji = self._emoji
-            out.extend(emoji[e] for e in self._emoji_rx.findall(text) if e in emoji)
-        if config.lexicon:
+            out += [emoji[e] for e in self._emoji_rx.findall(text)]
+        if self.config.lexicon:
             found = _lexicon_hits(text, hits)
             if found is not None:
                 get = self._lexicon.get
@@ -414,28 +428,17 @@ class ColumnMapper:
         return out
 
 
-def _grams_into(out: list[int], text: str, sizes: tuple[int, int], table: dict[str, int]) -> None:
-    get = table.get
-    for size in range(sizes[0], sizes[1] + 1):
-        for start in range(len(text) - size + 1):
-            column = get(text[start : start + size])
-            if column is not None:
-                out.append(column)
+def _column_automaton(keys: dict[str, int]) -> Any:
+    """An Aho-Corasick automaton from n-gram to column, or None without keys."""
+    if not keys:
+        return None
+    import ahocorasick
 
-
-def _syllable_grams_into(
-    out: list[int], syllables: Sequence[str], sizes: tuple[int, int], table: dict[str, int]
-) -> None:
-    get = table.get
-    for size in range(sizes[0], sizes[1] + 1):
-        if size == 1:
-            grams: Iterable[str] = syllables
-        else:
-            grams = (" ".join(syllables[i : i + size]) for i in range(len(syllables) - size + 1))
-        for gram in grams:
-            column = get(gram)
-            if column is not None:
-                out.append(column)
+    automaton = ahocorasick.Automaton()
+    for key, column in keys.items():
+        automaton.add_word(key, column)
+    automaton.make_automaton()
+    return automaton
 
 
 # ------------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from game_rules import Game
+from game_rules.actions import Action
 from game_rules.events import (
     ActionTaken,
     Eliminated,
@@ -25,7 +26,6 @@ from game_rules.events import (
     Told,
     VoteCast,
 )
-from game_rules.actions import Action
 from game_rules.simulation import RandomPolicy, play_random_game, replay_actions
 from game_rules.votes import Ballot, BallotBox, load_vote_policy, tally
 
