@@ -12,11 +12,11 @@ from api.auth import DIRECTOR, identify, require
 from api.database import db
 from api.errors import BadRequest
 from api.openapi import endpoint
-from api.referee import card_json, characters_of, decide, ledger_for, locked_game
+from api.referee import card_json, characters_of, ledger_for, locked_game
+from api.referee import give_card as referee_give_card
 from api.store import get_game
 from game_rules.penalties import CardColour
-from models.cards import Card, Suggestion
-from models.types import utcnow
+from models.cards import Card
 
 bp = Blueprint("cards", __name__)
 
@@ -82,30 +82,15 @@ def give_card(game_id: str, body: dict[str, Any]) -> tuple[Response, int]:
             raise BadRequest(f"unknown character {body['character']!r}", path="$.character")
         if not cardrules.known_category(body["category"]):
             raise BadRequest(f"unknown category {body['category']!r}", path="$.category")
-        article = cardrules.category_article(row.ruleset, body["category"])
     actor = body.get("director") or DIRECTOR
-    with locked_game(game_id) as (session, locked):
-        day = body.get("day", locked.game.state.day)
-        suggestion = Suggestion(
-            game_id=game_id,
-            post_id=None,
+    with locked_game(game_id) as (_session, locked):
+        result = referee_give_card(
+            locked,
             character=body["character"],
-            kind="manual",
             category=body["category"],
             colour=body["colour"],
-            reasons=[{"article": article, "text": body["reason"]}],
-            day=day,
-            status="pending",
-            created_at=utcnow(),
-        )
-        session.add(suggestion)
-        session.flush()
-        result = decide(
-            locked,
-            suggestion,
-            action="confirm",
-            colour=None,
-            note=body["reason"],
+            reason=body["reason"],
+            day=body.get("day"),
             faction_lost=bool(body.get("faction_lost", False)),
             actor=actor,
         )

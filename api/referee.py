@@ -640,6 +640,44 @@ def _eject(
     return detail
 
 
+def give_card(
+    locked: LockedGame,
+    *,
+    character: str,
+    category: str,
+    colour: str,
+    reason: str,
+    day: int | None,
+    faction_lost: bool,
+    actor: str,
+) -> dict[str, Any]:
+    """A card given directly (串号/作弊 → red ...): recorded as a manual suggestion and decided at
+    once, so it has the same audit trail, ledger arithmetic and ejection as any other ruling."""
+    suggestion = Suggestion(
+        game_id=locked.row.id,
+        post_id=None,
+        character=character,
+        kind="manual",
+        category=category,
+        colour=colour,
+        reasons=[{"article": cardrules.category_article(locked.ruleset, category), "text": reason}],
+        day=locked.game.state.day if day is None else day,
+        status="pending",
+        created_at=utcnow(),
+    )
+    locked.session.add(suggestion)
+    locked.session.flush()
+    return decide(
+        locked,
+        suggestion,
+        action="confirm",
+        colour=None,
+        note=reason,
+        faction_lost=faction_lost,
+        actor=actor,
+    )
+
+
 def decide(
     locked: LockedGame,
     suggestion: Suggestion,

@@ -52,6 +52,7 @@ from api.referee import (
     locked_game,
     read_game,
 )
+from api.referee import give_card as referee_give_card
 from api.schema import SchemaError
 from api.store import audit
 from game_rules import actions as act
@@ -62,7 +63,6 @@ from models.cards import Card, Decision, Suggestion
 from models.game import Game as GameRow
 from models.game import GameEvent, Token
 from models.posts import Post
-from models.types import utcnow
 
 RULESETS = ("m72", "m08", "wa004")
 #: forum times are shown in the forum's zone (the seeds' 关门 times are Beijing time)
@@ -528,34 +528,16 @@ def give_card(
     if not cardrules.known_category(category):
         raise ConsoleError(f"未知的违规类别：{category}")
     try:
-        with locked_game(game_id) as (session, locked):
+        with locked_game(game_id) as (_session, locked):
             if character not in locked.game.characters:
                 raise ConsoleError(f"没有名为「{character}」的角色")
-            suggestion = Suggestion(
-                game_id=game_id,
-                post_id=None,
+            result = referee_give_card(
+                locked,
                 character=character,
-                kind="manual",
                 category=category,
                 colour=colour,
-                reasons=[
-                    {
-                        "article": cardrules.category_article(locked.ruleset, category),
-                        "text": reason.strip(),
-                    }
-                ],
-                day=locked.game.state.day,
-                status="pending",
-                created_at=utcnow(),
-            )
-            session.add(suggestion)
-            session.flush()
-            result = decide(
-                locked,
-                suggestion,
-                action="confirm",
-                colour=None,
-                note=reason.strip(),
+                reason=reason.strip(),
+                day=None,
                 faction_lost=faction_lost,
                 actor=actor,
             )
