@@ -32,6 +32,7 @@ Public API::
     BallotBox.changes_of(voter) -> int
     tally(box, weights=None, extra=None, *, exclude=()) -> Tally
     Tally.counts / .shown / .abstentions / .abstainers / .top()
+    Tally.count_units / .shown_units / .scale   (the same counts as ints in units of 1/scale)
     Tally.first_to_reach_top(*, sustained=False) -> str | None
     Tally.announcement() -> str
     format_votes(n: Fraction) -> str
