@@ -18,8 +18,10 @@ from datetime import datetime
 from typing import Any
 
 from game_rules.errors import IllegalActionError
+from game_rules.frozen import quick_frozen
 
 
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class CastVote:
     """A day ballot already parsed: ``target`` None = 弃权. ``at`` orders ballots (最先获得)."""
@@ -36,6 +38,7 @@ class CastVote:
     conditional: bool = False
 
 
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class ScheduleDay:
     """Set the current day's closing time (关门) and/or its 加速 state (None = unchanged)."""
@@ -44,6 +47,7 @@ class ScheduleDay:
     accelerated: bool | None = None
 
 
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class CloseDay:
     """The day's vote closes (关门): tally, then the day's vote result and its consequences."""
@@ -51,6 +55,7 @@ class CloseDay:
     at: datetime | None = None
 
 
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class UseSkill:
     """A skill or a required decision.
@@ -67,16 +72,19 @@ class UseSkill:
     choice: str | None = None
 
 
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class EndNight:
     """Close the night: missing actions take their defaults, then the night is resolved."""
 
 
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class DeadlinePassed:
     """The deadline of the open decisions (最后一枪, 殉职, 传位) passed: seed defaults apply."""
 
 
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class LeaveLastWords:
     """Last words (遗言); ``text`` None abandons them."""
@@ -85,6 +93,7 @@ class LeaveLastWords:
     text: str | None
 
 
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class Eject:
     """红牌罚下 by the director; ``faction_loses`` also declares the character's faction lost."""
@@ -94,6 +103,7 @@ class Eject:
     faction_loses: bool = False
 
 
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class Substitute:
     """替补: ``player`` takes over ``character`` (once per character)."""
@@ -102,6 +112,7 @@ class Substitute:
     player: str
 
 
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class DeclareFactionLost:
     """The director judges a faction lost (判负), e.g. together with a red card."""

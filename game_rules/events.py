@@ -24,9 +24,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from game_rules.errors import LogError
+from game_rules.frozen import quick_frozen
 
 PUBLIC = "public"
 DIRECTOR = "director"
@@ -40,10 +41,14 @@ _FIELD_NAMES: dict[type[Event], tuple[str, ...]] = {}
 E = TypeVar("E", bound="type[Event]")
 
 
-@dataclass(frozen=True, slots=True)
 class Event:
-    """Base of all events. Subclasses set ``TYPE`` (the JSON tag) and ``scope``."""
+    """Base of all events. Subclasses set ``TYPE`` (the JSON tag) and ``scope``.
 
+    Each event class is a frozen, slotted dataclass with :func:`~game_rules.frozen.quick_frozen`
+    construction; this base holds no fields and no ``__setattr__`` (which that needs).
+    """
+
+    __slots__ = ()
     TYPE: ClassVar[str] = ""
     scope: ClassVar[str] = DIRECTOR
 
@@ -68,18 +73,21 @@ def register_event(cls: E) -> E:
     if tag in EVENT_TYPES and EVENT_TYPES[tag] is not cls:
         raise TypeError(f"event type {tag!r} registered twice")
     EVENT_TYPES[tag] = cls
-    _TUPLE_FIELDS[cls] = frozenset(
-        f.name for f in dataclasses.fields(cls) if str(f.type).startswith("tuple")
-    )
-    _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    _TUPLE_FIELDS[cls] = frozenset(f.name for f in _fields(cls) if str(f.type).startswith("tuple"))
+    _FIELD_NAMES[cls] = tuple(f.name for f in _fields(cls))
     return cls
 
 
 def _field_names(cls: type[Event]) -> tuple[str, ...]:
     names = _FIELD_NAMES.get(cls)
     if names is None:  # an event class not registered (never folded from a log)
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in _fields(cls))
     return names
+
+
+def _fields(cls: type[Event]) -> tuple[dataclasses.Field[Any], ...]:
+    # every concrete event class is a dataclass; the base class (fieldless) is not
+    return dataclasses.fields(cast(Any, cls))
 
 
 def _jsonable(value: Any) -> Any:
@@ -126,6 +134,7 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class GameStarted(Event):
     """The deal. ``roles`` maps character -> role; ``commitment`` = SHA-256(seed + deal)."""
@@ -139,6 +148,7 @@ class GameStarted(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class PhaseStarted(Event):
     """A day (讨论日) or night begins; ``phase`` is ``"day"`` or ``"night"``."""
@@ -150,6 +160,7 @@ class PhaseStarted(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class Announced(Event):
     """A 公示 line, in the seed's wording.
@@ -168,6 +179,7 @@ class Announced(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class Told(Event):
     """Private feedback to some characters (divination result, teammates, new wolf leader...)."""
@@ -185,6 +197,7 @@ class Told(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class ActionTaken(Event):
     """A character's choice of a skill (seen by ``to`` and the director)."""
@@ -203,6 +216,7 @@ class ActionTaken(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class VoteCast(Event):
     """One ballot (or a change); ``target`` None = 弃权. ``at`` is an ISO timestamp or None."""
@@ -226,6 +240,7 @@ class VoteCast(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class VotesTallied(Event):
     """The day's weighted count (director: it includes hidden additions such as the crow's)."""
@@ -238,6 +253,7 @@ class VotesTallied(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class Eliminated(Event):
     """A character leaves the game (出局). ``cause``: vote, kill, poison, shot, red_card, ..."""
@@ -255,6 +271,7 @@ class Eliminated(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class RoleChanged(Event):
     """A character's role (and so faction) changes, e.g. conversion to 单身贵族."""
@@ -269,6 +286,7 @@ class RoleChanged(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class SheriffChanged(Event):
     """警长 set: ``how`` is elected, successor (chosen), random (red card / deadline) or none.
@@ -284,6 +302,7 @@ class SheriffChanged(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class StatusSet(Event):
     """Generic per-character status (``key`` -> JSON ``value``) for ruleset bookkeeping."""
@@ -295,6 +314,7 @@ class StatusSet(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class FlagSet(Event):
     """Generic game-level flag (``key`` -> JSON ``value``) for ruleset bookkeeping."""
@@ -305,6 +325,7 @@ class FlagSet(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class DecisionOpened(Event):
     """A decision the rules require of ``actor`` now (最后一枪, 殉职, 传位, 遗言 is separate)."""
@@ -320,6 +341,7 @@ class DecisionOpened(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class DecisionClosed(Event):
     """A pending decision was taken, abandoned, or defaulted at its deadline."""
@@ -336,6 +358,7 @@ class DecisionClosed(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class LastWordsGranted(Event):
     """The eliminated character may leave last words (遗言), within the ruleset's quota."""
@@ -350,6 +373,7 @@ class LastWordsGranted(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class LastWordsGiven(Event):
     """Last words submitted (``text`` None = abandoned, or missed the deadline)."""
@@ -365,6 +389,7 @@ class LastWordsGiven(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class Carded(Event):
     """A card against a character (red = 红牌罚下); ``already_out`` if eliminated before."""
@@ -380,6 +405,7 @@ class Carded(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class FactionLost(Event):
     """A faction is judged lost (判负): by its lose condition or by the director with a red card."""
@@ -390,6 +416,7 @@ class FactionLost(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class Substituted(Event):
     """替补: ``new_player`` takes over ``character`` and inherits everything."""
@@ -405,6 +432,7 @@ class Substituted(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class GameEnded(Event):
     """The game is over: ``winner`` faction, each faction's ``results``, and the revealed seed."""

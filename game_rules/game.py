@@ -41,7 +41,7 @@ from game_rules.outcome import LOSE, UNDECIDED, Outcome
 from game_rules.params import RulesetParams
 from game_rules.randomness import commitment, derived_rng, new_seed, verify_commitment
 from game_rules.registry import Ruleset, get_ruleset
-from game_rules.state import GameState, fold_core
+from game_rules.state import CORE_FOLDS, GameState
 from game_rules.views import CharacterView, DirectorView, PublicView, build_views
 
 
@@ -120,8 +120,11 @@ class Game:
     def emit(self, event: Event) -> None:
         """Append ``event`` and fold it (for ruleset engines; players call :meth:`apply`)."""
         self._log.append(event)
-        fold_core(self._state, event)
-        self.ruleset.fold(self._state, event)
+        state = self._state
+        core = CORE_FOLDS.get(type(event))  # fold_core, inlined: this runs for every event
+        if core is not None:
+            core(state, event)
+        self.ruleset.fold(state, event)
 
     def random(self, label: str = "") -> random.Random:
         """A generator for one random pick, determined by the seed and the log position."""

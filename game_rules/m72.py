@@ -46,6 +46,18 @@ ROLE_SKILLS: dict[str, tuple[str, ...]] = {
 }
 
 
+# UseSkill values are immutable: the options listed night after night are shared, not rebuilt
+_OPTIONS: dict[tuple[str, str, str], UseSkill] = {}
+
+
+def _option(actor: str, skill: str, target: str) -> UseSkill:
+    """``UseSkill(actor, skill, target)``, made once and kept in a bounded cache."""
+    if len(_OPTIONS) >= 65536:
+        _OPTIONS.clear()
+    option = _OPTIONS[(actor, skill, target)] = UseSkill(actor, skill, target)
+    return option
+
+
 @register_engine
 class M72(WerewolfRuleset):
     """The M72 engine."""
@@ -114,27 +126,38 @@ class M72(WerewolfRuleset):
         state = game.state
         if state.ended:
             return True
-        pack = state.with_role(*PACK)
+        # one pass over the living: this runs after every elimination
+        key_roles = state.roles_with_trait("key_role")
+        pack = 0
+        key_alive = fox_alive = False
+        roles = state.roles
+        for c in state.alive:
+            role = roles[c]
+            if role in PACK:
+                pack += 1
+            if role in key_roles:
+                key_alive = True
+            if role == "fox":
+                fox_alive = True
         newly: list[tuple[str, str]] = []
         if "wolves" not in state.lost and not pack:
             newly.append(("wolves", "狼人阵营的狼人角色全部出局"))
-        if "villagers" not in state.lost and not state.with_trait("key_role"):
+        if "villagers" not in state.lost and not key_alive:
             newly.append(("villagers", "村民阵营的占卜师、灵能者、守卫、大小乌鸦出局"))
-        if "foxes" not in state.lost and not state.with_role("fox"):
+        if "foxes" not in state.lost and not fox_alive:
             newly.append(("foxes", "狐狸出局"))
         for faction, reason in newly:
             game.emit(FactionLost(faction, reason))
         remaining = [f for f in self.params.factions if f not in state.lost]
         winner: str | None = None
         reason = ""
-        fox_alive = bool(state.with_role("fox"))
         if (
             "foxes" in remaining
             and fox_alive
             and ("villagers" in state.lost or "wolves" in state.lost)
         ):
             winner, reason = "foxes", "村民阵营/狼人阵营有任意一方判负时，狐狸存活"
-        elif "wolves" in remaining and 2 * len(pack) >= len(state.alive):
+        elif "wolves" in remaining and 2 * pack >= len(state.alive):
             winner, reason = "wolves", "狼人阵营狼人的存活的人数占总存活人数的一半或一半以上"
         elif len(remaining) == 1:
             winner, reason = remaining[0], "场上仅有一个阵营尚未被判负"
@@ -189,7 +212,7 @@ class M72(WerewolfRuleset):
 
     def night_options(self, state: GameState, actor: str) -> list[Action]:
         """Night skills ``actor`` may still use tonight."""
-        skills = ROLE_SKILLS.get(state.roles[actor], ())
+        skills = ROLE_SKILLS.get(state.roles[actor])
         out: list[Action] = []
         if not skills:
             return out
@@ -199,12 +222,15 @@ class M72(WerewolfRuleset):
                 continue
             if skill == "extra_kill" and state.flags.get("incite_night") != state.day:
                 continue
-            for t in living:
-                if skill == "guard" and (t == actor or state.status[t].get("guarded")):
-                    continue
-                if skill == "divine" and t == actor:
-                    continue
-                out.append(UseSkill(actor, skill, t))
+            if skill == "guard":
+                status = state.status
+                targets = [t for t in living if t != actor and not status[t].get("guarded")]
+            elif skill == "divine":
+                targets = [t for t in living if t != actor]
+            else:
+                targets = living
+            shared = _OPTIONS
+            out.extend([shared.get((actor, skill, t)) or _option(actor, skill, t) for t in targets])
         return out
 
     def resolve_night(self, game: Game) -> None:

@@ -17,9 +17,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from game_rules.frozen import quick_frozen
+
 WOLF_ROLES = frozenset({"wolf", "wolf_cub"})
 
 
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class Step:
     """One effect of a night: ``tell`` (private feedback), ``eliminate``, ``flag``, ``status``."""
@@ -52,7 +55,8 @@ class Step:
         )
 
 
-@dataclass(frozen=True)
+@quick_frozen
+@dataclass(frozen=True, slots=True)
 class M72Night:
     """Inputs of an M72 night: choices of living actors only (the engine filters the dead)."""
 
@@ -125,7 +129,8 @@ def resolve_m72(n: M72Night) -> list[Step]:
     return steps
 
 
-@dataclass(frozen=True)
+@quick_frozen
+@dataclass(frozen=True, slots=True)
 class M08Night:
     """Inputs of an M08 night (choices of actors alive when the night is resolved)."""
 

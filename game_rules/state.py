@@ -40,6 +40,7 @@ from game_rules.events import (
     VoteCast,
     VotesTallied,
 )
+from game_rules.frozen import quick_frozen
 from game_rules.params import RulesetParams
 
 SETUP = "setup"
@@ -48,6 +49,7 @@ NIGHT = "night"
 ENDED = "ended"
 
 
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class Elimination:
     """One 出局, in order: who, why (vote, kill, poison, shot, red_card...), when, by whom."""
@@ -165,6 +167,10 @@ class GameState:
         return [
             c for c in self.characters if roles[c] in holders and (not alive_only or c in alive)
         ]
+
+    def roles_with_trait(self, trait: str) -> frozenset[str]:
+        """Role keys whose ruleset data has a truthy ``trait`` (living or not)."""
+        return _roles_with_trait(self.params, trait)
 
     def snapshot(self) -> dict[str, Any]:
         """A plain, comparable picture of the whole state (for tests and debugging)."""
@@ -311,7 +317,8 @@ def _ended(s: GameState, e: GameEnded) -> None:
     s.results = dict(e.results)
 
 
-_CORE_FOLDS: dict[type[Event], Any] = {
+#: event type -> its core fold (what :func:`fold_core` applies)
+CORE_FOLDS: dict[type[Event], Any] = {
     GameStarted: _started,
     PhaseStarted: _phase,
     Eliminated: _eliminated,
@@ -337,6 +344,6 @@ _CORE_FOLDS: dict[type[Event], Any] = {
 
 def fold_core(state: GameState, event: Event) -> None:
     """Apply one core event to ``state`` in place (events of other types are left alone)."""
-    fn = _CORE_FOLDS.get(type(event))
+    fn = CORE_FOLDS.get(type(event))
     if fn is not None:
         fn(state, event)

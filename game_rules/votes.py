@@ -71,6 +71,7 @@ from typing import Any, NamedTuple
 import yaml
 
 from game_rules.errors import GameRuleError, IllegalActionError, ParameterError, UnknownRulesetError
+from game_rules.frozen import quick_frozen
 
 __all__ = [
     "ABSTAIN_WORD",
@@ -528,7 +529,8 @@ def load_vote_policy(ruleset: str) -> VotePolicy:
 # Ballots and the box
 
 
-@dataclass(frozen=True)
+@quick_frozen
+@dataclass(frozen=True, slots=True)
 class Ballot:
     """One ballot: ``target`` None = 弃权.
 
@@ -576,7 +578,8 @@ def _reject(policy: VotePolicy, rule: str, detail: str = "") -> VoteRejectedErro
     return VoteRejectedError(rule, message, policy.quote(rule))
 
 
-@dataclass(frozen=True)
+@quick_frozen
+@dataclass(frozen=True, slots=True)
 class BallotBox:
     """One day's accepted ballots, in the order they were cast (immutable).
 
@@ -751,7 +754,8 @@ class _Step(NamedTuple):
     units: int = 0  # ``weight`` in units of 1/scale (see :class:`Tally`)
 
 
-@dataclass(frozen=True)
+@quick_frozen
+@dataclass(frozen=True, slots=True)
 class Tally:
     """The weighted result of a box.
 
@@ -848,6 +852,28 @@ class Tally:
         return "\n".join(lines)
 
 
+_ONE = Fraction(1)
+# Fractions are immutable, so the few small vote counts a tally makes are shared, not rebuilt
+_FRACTION_CACHE: dict[tuple[int, int], Fraction] = {}
+
+
+def _fraction(n: int, scale: int) -> Fraction:
+    """``Fraction(n, scale)``, shared for the small counts tallies make over and over."""
+    key = (n, scale)
+    value = _FRACTION_CACHE.get(key)
+    if value is None:
+        value = Fraction(n, scale)
+        if len(_FRACTION_CACHE) < 4096:
+            _FRACTION_CACHE[key] = value
+    return value
+
+
+def _fractions(weights: Mapping[str, Any] | None) -> dict[str, Fraction]:
+    if not weights:
+        return {}
+    return {who: w if type(w) is Fraction else Fraction(w) for who, w in weights.items()}
+
+
 def tally(
     box: BallotBox,
     weights: Mapping[str, Fraction] | None = None,
@@ -869,22 +895,20 @@ def tally(
     >>> t.counts["饺子"], t.counts["包子"], t.top()
     (Fraction(2, 1), Fraction(1, 1), ('饺子',))
     """
-    weights = weights or {}
-    extra = dict(extra or {})
-    given = {who: Fraction(w) for who, w in weights.items()}
-    added = {who: Fraction(w) for who, w in extra.items()}
+    given = _fractions(weights)
+    added = _fractions(extra)
     for who, w in (*given.items(), *added.items()):
-        if w < 0:
+        if w.numerator < 0:  # a Fraction's denominator is always positive
             raise VoteError("bad_weight", f"{who}: vote weight must not be negative")
     # Counting is done in integer units of 1/scale (scale = lcm of every weight's denominator:
     # 2 for M08's 1.5-vote sheriff), so the loop adds ints; Fractions are made once, at the end.
     scale = math.lcm(1, *(w.denominator for w in (*given.values(), *added.values())))
     units = {who: w.numerator * (scale // w.denominator) for who, w in given.items()}
-    fractions = dict(given)
-    one = Fraction(1)
+    fractions = given
+    one = _ONE
 
     def fraction(n: int) -> Fraction:
-        return Fraction(n, scale) if scale != 1 else Fraction(n)
+        return _fraction(n, scale)
 
     shown_units: dict[str, int] = {}
     abstainers: list[str] = []
@@ -913,16 +937,19 @@ def tally(
     steps: list[_Step] = []
     holding: dict[str, str | None] = {}
     first_vote: dict[str, int] = {}
+    new_step = tuple.__new__  # _Step(...) without its Python-level __new__: one per ballot
     for i, b in enumerate(box.effective_history()):
-        if b.voter in exclude:
+        voter = b.voter
+        if voter in exclude:
             continue
-        old = holding.get(b.voter)
-        holding[b.voter] = b.target
-        weight = fractions.get(b.voter, one)
-        steps.append(_Step(b.at, i, b.voter, old, b.target, weight, units.get(b.voter, scale)))
+        voted = b.target
+        old = holding.get(voter)
+        holding[voter] = voted
+        step = (b.at, i, voter, old, voted, fractions.get(voter, one), units.get(voter, scale))
+        steps.append(new_step(_Step, step))
         # announcement order: when the target got the vote that still counts for it
-        if b.target is not None and final.get(b.voter) is b:
-            first_vote.setdefault(b.target, i)
+        if voted is not None and voted not in first_vote and final.get(voter) is b:
+            first_vote[voted] = i
     return Tally(
         counts=MappingProxyType(counts),
         shown=MappingProxyType(shown),

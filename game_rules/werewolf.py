@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from fractions import Fraction
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from game_rules.actions import (
     Action,
@@ -66,6 +66,9 @@ if TYPE_CHECKING:
 BASE_TIME = datetime(2000, 1, 1)
 SECOND = timedelta(seconds=1)
 DAY_SPAN = timedelta(days=1)
+
+
+_EMPTY_BOX = BallotBox()
 
 
 class _Ended(Exception):
@@ -209,7 +212,9 @@ class WerewolfRuleset(Ruleset):
 
     def fold(self, state: GameState, event: Event) -> None:
         """Fold the vote box and per-phase flags (kept in ``state.flags``)."""
-        if isinstance(event, VoteCast):
+        # exact types: event classes cannot be subclassed (game_rules.frozen)
+        kind = type(event)
+        if kind is VoteCast:
             cache = state.box_cache
             if cache is not None and cache[0] is event:
                 state.vote_box = cache[1]
@@ -217,18 +222,18 @@ class WerewolfRuleset(Ruleset):
             else:
                 box = state.vote_box or BallotBox()
                 state.vote_box = box.cast(
-                    self.ballot_of(event),
+                    self.ballot_of(cast(VoteCast, event)),
                     policy=self.policy,
                     closes_at=self.closes_at(state),
                     accelerated=bool(state.flags.get("accelerated")),
                 )
-        elif isinstance(event, PhaseStarted):
+        elif kind is PhaseStarted:
             for key in ("day_closed", "night_closed", "closes_at", "accelerated"):
                 state.flags.pop(key, None)
         elif (
-            isinstance(event, FlagSet)
-            and event.key == "accelerated"
-            and event.value
+            kind is FlagSet
+            and cast(FlagSet, event).key == "accelerated"
+            and cast(FlagSet, event).value
             and state.vote_box is not None
         ):
             state.vote_box = state.vote_box.accelerate(policy=self.policy)
@@ -276,18 +281,21 @@ class WerewolfRuleset(Ruleset):
     def cast_vote(self, game: Game, a: CastVote) -> None:
         """Validate a ballot with ``votes.BallotBox.cast`` and record it."""
         state = game.state
-        if state.phase != DAY or state.flags.get("day_closed"):
+        flags = state.flags
+        if state.phase != DAY or flags.get("day_closed"):
             raise WrongPhaseError("vote_outside_day", "只能在讨论日投票")
-        game.require_character(a.voter)
-        if a.voter not in state.alive:
-            raise DeadActorError("dead_voter", f"{a.voter}已出局，不能投票")
-        if a.voter in (state.flags.get("deferred_cards") or ()):
-            raise DeadActorError("carded_voter", f"{a.voter}已被红牌罚下，不能投票")
-        if a.target is not None:
-            game.require_character(a.target)
-            if a.target not in state.alive:
-                raise InvalidTargetError("dead_target", f"{a.target}已出局，不能被投票")
-        box: BallotBox = state.vote_box or BallotBox()
+        voter, target = a.voter, a.target
+        alive = state.alive
+        if voter not in alive:  # the living are characters: only the rare miss looks further
+            game.require_character(voter)
+            raise DeadActorError("dead_voter", f"{voter}已出局，不能投票")
+        deferred = flags.get("deferred_cards")
+        if deferred and voter in deferred:
+            raise DeadActorError("carded_voter", f"{voter}已被红牌罚下，不能投票")
+        if target is not None and target not in alive:
+            game.require_character(target)
+            raise InvalidTargetError("dead_target", f"{target}已出局，不能被投票")
+        box: BallotBox = state.vote_box or _EMPTY_BOX
         closes_at = self.closes_at(state)
         at = a.at
         if at is None:
@@ -295,41 +303,42 @@ class WerewolfRuleset(Ruleset):
             # a day before the close; same awareness as the close so votes.py can compare them
             at = box.history[-1].at + SECOND if box.history else closes_at - DAY_SPAN + SECOND
         ballot = Ballot(
-            voter=a.voter,
-            target=a.target,
-            at=at,
-            proxy=a.proxy,
-            is_change=a.is_change,
-            post_id=a.post_id,
-            requested_at=a.requested_at,
-            conditional=a.conditional,
-            replies_to=a.replies_to,
-            reason=a.reason,
+            voter,
+            target,
+            at,
+            a.proxy,
+            a.is_change,
+            a.post_id,
+            a.requested_at,
+            a.conditional,
+            a.replies_to,
+            a.reason,
         )
         new_box = box.cast(
             ballot,
             policy=self.policy,
             closes_at=closes_at,
-            accelerated=bool(state.flags.get("accelerated")),
+            accelerated=bool(flags.get("accelerated")),
             voters=self.voters(state),
-            candidates=state.alive,
+            candidates=alive,
         )
         if len(new_box.history) > len(box.history):
             kept = new_box.history[-1]  # as the box recorded it (a conditional 代投 = 弃权)
         else:
-            kept = new_box.current().get(a.voter, ballot)  # an edit of an earlier post
+            kept = new_box.current().get(voter, ballot)  # an edit of an earlier post
+        requested_at = a.requested_at
         event = VoteCast(
-            voter=a.voter,
-            target=kept.target,
-            day=state.day,
-            at=at.isoformat(),
-            proxy=a.proxy,
-            is_change=kept.is_change,
-            post_id=a.post_id,
-            reason=a.reason,
-            replies_to=a.replies_to,
-            requested_at=a.requested_at.isoformat() if a.requested_at else None,
-            conditional=a.conditional,
+            voter,
+            kept.target,
+            state.day,
+            at.isoformat(),
+            a.proxy,
+            kept.is_change,
+            a.post_id,
+            a.reason,
+            a.replies_to,
+            requested_at.isoformat() if requested_at else None,
+            a.conditional,
         )
         state.box_cache = (event, new_box)
         game.emit(event)
@@ -687,7 +696,7 @@ class WerewolfRuleset(Ruleset):
             if actor is None:
                 out.append(EndNight())
             elif actor in state.alive:
-                out.extend(self.night_options(state, actor))
+                return self.night_options(state, actor)  # a fresh list: asked very often
         return out
 
     def vote_options(self, state: GameState, actor: str) -> list[Action]:

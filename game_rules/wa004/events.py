@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from game_rules.events import DIRECTOR, PRIVATE, Event, register_event
+from game_rules.frozen import quick_frozen
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class CouplesDrawn(Event):
     """游戏开始时，随机分配情侣 (drawn from the seed; told to the lovers only at the reveal)."""
@@ -23,6 +25,7 @@ class CouplesDrawn(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class TrueLoveChosen(Event):
     """爱情追寻: ``actor`` chose ``target``; ``defaulted`` = drawn at random after the deadline."""
@@ -38,6 +41,7 @@ class TrueLoveChosen(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class CouplesRevealed(Event):
     """所有变节者选择出真爱对象之后，通知各人的情侣."""
@@ -46,6 +50,7 @@ class CouplesRevealed(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class OrderWithdrawn(Event):
     """A standing night order replaced by a newer one (one love skill per 变节者, one 烧烤)."""
@@ -56,6 +61,7 @@ class OrderWithdrawn(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class SkillSpent(Event):
     """A counted skill's one use is gone (until the user's couple relation changes)."""
@@ -66,6 +72,7 @@ class SkillSpent(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class RetainUsed(Event):
     """挽留 on ``night``: the user's couple cannot be dissolved tonight."""
@@ -76,6 +83,7 @@ class RetainUsed(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class Shielded(Event):
     """捍卫: ``covered`` cannot go out until night ``until`` begins (red cards excepted)."""
@@ -87,6 +95,7 @@ class Shielded(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class CoupleDissolved(Event):
     """The couple ``a``–``b`` ended by ``skill`` (分手/私奔/牛头人) used by ``by``."""
@@ -99,6 +108,7 @@ class CoupleDissolved(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class CoupleFormed(Event):
     """``a`` and ``b`` became lovers by ``skill`` (私奔/牛头人)."""
@@ -110,6 +120,7 @@ class CoupleFormed(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class MarkGained(Event):
     """A 不会再爱 mark; ``reason`` lost_lover | single_at_night; ``total`` after it."""
@@ -125,6 +136,7 @@ class MarkGained(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class EffectBlocked(Event):
     """A skill had no effect; ``why`` explains it to the director (never to players)."""
@@ -138,6 +150,7 @@ class EffectBlocked(Event):
 
 
 @register_event
+@quick_frozen
 @dataclass(frozen=True, slots=True)
 class NightJudged(Event):
     """End of night ``night``: ``quiet`` = no couple ended and no coupled character went out."""

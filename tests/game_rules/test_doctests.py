@@ -12,6 +12,7 @@ MODULES = [
     "game_rules.actions",
     "game_rules.errors",
     "game_rules.events",
+    "game_rules.frozen",
     "game_rules.game",
     "game_rules.m08",
     "game_rules.night",
