@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
+import itertools
 import json
 import math
 import os
@@ -248,7 +249,9 @@ class PostClassifier:
             ) from None
         except OSError as error:
             raise ModelFileError(f"{target}: cannot read the model file: {error}") from error
-        return cls.from_bytes(data, source=str(target))
+        model = cls.from_bytes(data, source=str(target))
+        model._scorer  # noqa: B018 - build the prediction tables at load, not on the first post
+        return model
 
     @classmethod
     def _from_state(cls, state: Any, source: str) -> PostClassifier:
@@ -328,18 +331,36 @@ class _LinearScorer:
         squares = float(factors @ (factors * self.extended[unique, -1]))
         return unique, factors / (math.sqrt(squares) or 1.0) ** self.power
 
-    def _single(self, columns: list[int]) -> list[float]:
+    def _binary_rows(self, rows: list[set[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """CSR ``(indices, indptr, data)`` of binary rows, every row scaled at once."""
+        lengths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
+        indptr = np.zeros(len(rows) + 1, dtype=np.intp)
+        np.cumsum(lengths, out=indptr[1:])
+        indices = np.fromiter(
+            itertools.chain.from_iterable(rows), dtype=np.intp, count=int(indptr[-1])
+        )
+        squares = np.zeros(len(rows))
+        filled = lengths > 0
+        if filled.any():  # reduceat over the starts of non-empty rows: each runs to the next
+            squares[filled] = np.add.reduceat(self.extended[indices, -1], indptr[:-1][filled])
+        norms = np.sqrt(squares)
+        norms[norms == 0.0] = 1.0
+        data = np.repeat(1.0 / norms**self.power, lengths)
+        return indices, indptr, data
+
+    def _single(self, columns: set[int]) -> list[float]:
         """Probabilities of one binary row, in plain floats (no sparse matrix, few numpy calls)."""
         intercepts = self.intercepts
         if columns:
-            unique = np.fromiter(set(columns), dtype=np.intp)
+            unique = np.fromiter(columns, dtype=np.intp, count=len(columns))
             sums = np.add.reduce(self.extended.take(unique, axis=0), axis=0).tolist()
             squares = sums.pop()
             scale = (math.sqrt(squares) or 1.0) ** self.power
             scores = [s / scale + b for s, b in zip(sums, intercepts, strict=True)]
         else:
             scores = list(intercepts)
-        return [_sigmoid(x) for x in scores]
+        # math.exp overflows below -709; the probability there is 0 to double precision
+        return [1.0 / (1.0 + math.exp(-x)) if x > -700.0 else 0.0 for x in scores]
 
     def probabilities(
         self,
@@ -348,22 +369,44 @@ class _LinearScorer:
         hits: Sequence[Iterable[tuple[str, str]]] | None,
     ) -> np.ndarray | list[list[float]]:
         """One row of probabilities per text: plain lists for one binary row, else an array."""
-        columns = [
-            self.mapper.columns(
-                text,
-                normalized[i] if normalized is not None else None,
-                hits[i] if hits is not None else None,
+        if len(texts) == 1 and self.binary:
+            return [
+                self._single(
+                    self.mapper.column_set(
+                        texts[0],
+                        normalized[0] if normalized is not None else None,
+                        hits[0] if hits is not None else None,
+                    )
+                )
+            ]
+        if self.binary:
+            indices, indptr, data = self._binary_rows(
+                [
+                    self.mapper.column_set(
+                        text,
+                        normalized[i] if normalized is not None else None,
+                        hits[i] if hits is not None else None,
+                    )
+                    for i, text in enumerate(texts)
+                ]
             )
-            for i, text in enumerate(texts)
-        ]
-        if len(columns) == 1 and self.binary:
-            return [self._single(columns[0])]
-        rows = [self._batch_row(c) for c in columns]
-        indptr = np.zeros(len(rows) + 1, dtype=np.intp)
-        indptr[1:] = np.cumsum([len(r[0]) for r in rows])
+        else:
+            rows = [
+                self._batch_row(
+                    self.mapper.columns(
+                        text,
+                        normalized[i] if normalized is not None else None,
+                        hits[i] if hits is not None else None,
+                    )
+                )
+                for i, text in enumerate(texts)
+            ]
+            indptr = np.zeros(len(rows) + 1, dtype=np.intp)
+            indptr[1:] = np.cumsum([len(r[0]) for r in rows])
+            indices = np.concatenate([r[0] for r in rows])
+            data = np.concatenate([r[1] for r in rows])
         matrix = sparse.csr_matrix(
-            (np.concatenate([r[1] for r in rows]), np.concatenate([r[0] for r in rows]), indptr),
-            shape=(len(rows), self.weights.shape[0]),
+            (data, indices, indptr), shape=(len(texts), self.weights.shape[0])
         )
         scores = np.asarray(matrix @ self.weights) + self.intercept
         result: np.ndarray = 1.0 / (1.0 + np.exp(-scores))
@@ -377,12 +420,6 @@ def _check_lengths(
         raise ValueError("normalized must give one NormalizedText per text")
     if hits is not None and len(hits) != len(texts):
         raise ValueError("hits must give one list of hits per text")
-
-
-def _sigmoid(x: float) -> float:
-    if x < -700.0:  # math.exp would overflow; the probability is 0 to double precision
-        return 0.0
-    return 1.0 / (1.0 + math.exp(-x))
 
 
 # ------------------------------------------------------------------------------------------------

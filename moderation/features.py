@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import functools
 import importlib
+import itertools
 import math
+import operator
 import re
 import unicodedata
 from collections import Counter
@@ -149,7 +151,7 @@ _UNITS = re.compile(f"([{_HAN}]+)|([a-z]+)|(.)", re.DOTALL)
 
 @functools.lru_cache(maxsize=1)
 def _pypinyin_tables() -> tuple[re.Pattern[str], Any, dict[str, Any]]:
-    """pypinyin's own Han test, phrase-prefix set and phrase dictionary (shared, not copied)."""
+    """pypinyin's Han-chunk regex, phrase-prefix set and phrase dictionary (shared, not copied)."""
     from pypinyin.constants import PHRASES_DICT, RE_HANS
     from pypinyin.seg import mmseg
 
@@ -168,7 +170,12 @@ def _segment_pinyin(segment: str) -> tuple[str, ...]:
 
 
 def _phrase_segments(chunk: str, prefixes: Any, phrases: dict[str, Any]) -> list[str]:
-    """pypinyin's strict forward maximum matching (``mmseg.seg.cut``), with indices for speed.
+    """pypinyin's strict forward maximum matching (``mmseg.seg.cut``): same cuts, fewer copies.
+
+    From each position the scan grows a word one character at a time while it is a phrase
+    prefix and keeps the longest one that is a phrase; with none, one character is cut, except
+    that when the whole rest of the chunk is a phrase prefix pypinyin cuts the rest character by
+    character without looking further (kept here: the cuts must be pypinyin's own).
 
     >>> _phrase_segments("我是中国人", *_pypinyin_tables()[1:])
     ['我', '是', '中国人']
@@ -176,6 +183,11 @@ def _phrase_segments(chunk: str, prefixes: Any, phrases: dict[str, Any]) -> list
     out: list[str] = []
     pos, n = 0, len(chunk)
     while pos < n:
+        if pos + 1 == n or chunk[pos : pos + 2] not in prefixes:
+            # no phrase of two or more characters starts here: pypinyin cuts one character
+            out.append(chunk[pos])
+            pos += 1
+            continue
         last_valid = 0
         for end in range(pos + 1, n + 1):
             word = chunk[pos:end]
@@ -190,7 +202,7 @@ def _phrase_segments(chunk: str, prefixes: Any, phrases: dict[str, Any]) -> list
                     out.append(chunk[pos])
                     pos += 1
                 break
-        else:  # the whole remainder is a phrase prefix
+        else:  # the whole rest is a phrase prefix
             if last_valid:
                 out.append(chunk[pos:last_valid])
                 pos = last_valid
@@ -216,8 +228,8 @@ def han_pinyin(run: str) -> list[str]:
     for m in chunks.finditer(run):
         if m.start() > pos:  # characters pypinyin does not count as Han: as lazy_pinyin keeps them
             out.extend(_lazy_pinyin(run[pos : m.start()]))
-        for segment in _phrase_segments(m.group(), prefixes, phrases):
-            out.extend(_segment_pinyin(segment))
+        segments = _phrase_segments(m.group(), prefixes, phrases)
+        out.extend(itertools.chain.from_iterable(map(_segment_pinyin, segments)))
         pos = m.end()
     if pos < len(run):
         out.extend(_lazy_pinyin(run[pos:]))
@@ -255,7 +267,7 @@ def text_views(text: str | NormalizedText) -> TextViews:
             syllables.extend(split_pinyin(letters))
         elif other.isalnum():
             syllables.append(other)
-    initials = "".join(s[0] for s in syllables)
+    initials = "".join([s[0] for s in syllables])
     return TextViews(folded=folded, syllables=tuple(syllables), initials=initials)
 
 
@@ -397,6 +409,9 @@ class ColumnMapper:
         self._syllables = _column_automaton(syllables)
         self._initials = _column_automaton(initials)
         self._emoji = emoji
+        # build the reading tables now (about a second), not during the first post screened
+        _pinyin_syllables()
+        _pypinyin_tables()
         # only emoji the model knows can add a column; one C-level scan finds them all
         self._emoji_rx = re.compile("|".join(map(re.escape, sorted(emoji)))) if emoji else None
 
@@ -404,18 +419,34 @@ class ColumnMapper:
         self, text: str, normalized: NormalizedText | None = None, hits: Hits | None = None
     ) -> list[int]:
         """Vocabulary columns of ``text``'s tokens, repeats kept (see :func:`post_tokens`)."""
-        views = text_views(normalized if normalized is not None else text)
         out: list[int] = []
+        self._collect(text, normalized, hits, out.extend)
+        return out
+
+    def column_set(
+        self, text: str, normalized: NormalizedText | None = None, hits: Hits | None = None
+    ) -> set[int]:
+        """The distinct columns of :meth:`columns` (all a binary feature space needs)."""
+        out: set[int] = set()
+        self._collect(text, normalized, hits, out.update)
+        return out
+
+    def _collect(
+        self,
+        text: str,
+        normalized: NormalizedText | None,
+        hits: Hits | None,
+        add: Callable[[Iterable[int]], None],
+    ) -> None:
+        views = text_views(normalized if normalized is not None else text)
         if views.folded and self._chars is not None:
-            out += [column for _, column in self._chars.iter(views.folded)]
+            add(map(_VALUE, self._chars.iter(views.folded)))
         if views.syllables and self._syllables is not None:
-            spaced = " " + " ".join(views.syllables) + " "
-            out += [column for _, column in self._syllables.iter(spaced)]
+            add(map(_VALUE, self._syllables.iter(" " + " ".join(views.syllables) + " ")))
         if views.initials and self._initials is not None:
-            out += [column for _, column in self._initials.iter(views.initials)]
+            add(map(_VALUE, self._initials.iter(views.initials)))
         if self._emoji_rx is not None:
-            emoji = self._emoji
-            out += [emoji[e] for e in self._emoji_rx.findall(text)]
+            add(map(self._emoji.__getitem__, self._emoji_rx.findall(text)))
         if self.config.lexicon:
             found = _lexicon_hits(text, hits)
             if found is not None:
@@ -424,8 +455,10 @@ class ColumnMapper:
                     for token in (f"l:{category}", f"l:{category}:{via}"):
                         column = get(token)
                         if column is not None:
-                            out.append(column)
-        return out
+                            add((column,))
+
+
+_VALUE = operator.itemgetter(1)  # (end, column) pairs from an automaton's iter()
 
 
 def _column_automaton(keys: dict[str, int]) -> Any:

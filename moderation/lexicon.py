@@ -219,10 +219,12 @@ class LexiconMatcher:
             return []
         allowed = self._allowed_spans(folded)
         seg: _Segmentation | None = None
+        runs: _LetterRuns | None = None
         out: list[Candidate] = []
         for (idx, start, end), via in raw.items():
             entry = self.entries[idx]
-            if not self._letters_bounded(nt, start, end):
+            runs = runs or _LetterRuns(nt.original)  # computes nothing until a hit needs it
+            if not self._letters_bounded(nt, start, end, runs):
                 continue
             if any(
                 a <= start and end <= b and cat in (None, entry.category) for a, b, cat in allowed
@@ -263,11 +265,15 @@ class LexiconMatcher:
         return spans
 
     @staticmethod
-    def _letters_bounded(nt: NormalizedText, start: int, end: int) -> bool:
+    def _letters_bounded(
+        nt: NormalizedText, start: int, end: int, runs: _LetterRuns | None = None
+    ) -> bool:
         """A key starting/ending with a Latin letter or digit must not extend a longer word.
 
         Neighbours are read in the original text (``ok sb`` keeps its space there), and a run
-        that is only the key repeated (``sbsbsb``) still counts as the key.
+        that is only the key repeated (``sbsbsb``) still counts as the key. ``runs`` shares the
+        run extents and verdicts between the hits of one post (``sb`` repeated 30,000 times
+        would otherwise rescan the whole run for every hit).
         """
         folded = nt.folded
         original = nt.original
@@ -282,14 +288,50 @@ class LexiconMatcher:
         )
         if not (left or right):
             return True
-        a, b = ostart, oend
-        while a > 0 and _alnum_edge(original[a - 1], -1):
-            a -= 1
-        while b < len(original) and _alnum_edge(original[b], 0):
-            b += 1
-        run = "".join(fold_char(c)[0] for c in original[a:b])
-        key = folded[start:end]
-        return len(run) % len(key) == 0 and run == key * (len(run) // len(key))
+        runs = runs or _LetterRuns(original)
+        return runs.only_repeats(ostart, oend, folded[start:end])
+
+
+class _LetterRuns:
+    """Letter/digit runs of one post's original text, computed once and shared by its hits.
+
+    A run around ``ostart..oend`` extends left while the previous character folds to a letter
+    or digit at its end, and right while the next one does at its start.
+    """
+
+    def __init__(self, original: str) -> None:
+        self.original = original
+        self._bounds: tuple[list[int], list[int]] | None = None
+        self._folded: dict[tuple[int, int], str] = {}
+        self._verdicts: dict[tuple[int, int, str], bool] = {}
+
+    def _extents(self) -> tuple[list[int], list[int]]:
+        """``(run_start, run_end)``: how far left/right a run at each position extends."""
+        if self._bounds is None:
+            original = self.original
+            n = len(original)
+            run_start = [0] * (n + 1)
+            for i in range(1, n + 1):
+                run_start[i] = run_start[i - 1] if _alnum_edge(original[i - 1], -1) else i
+            run_end = [n] * (n + 1)
+            for i in range(n - 1, -1, -1):
+                run_end[i] = run_end[i + 1] if _alnum_edge(original[i], 0) else i
+            self._bounds = (run_start, run_end)
+        return self._bounds
+
+    def only_repeats(self, ostart: int, oend: int, key: str) -> bool:
+        """Is the whole run around ``ostart..oend`` made of ``key`` repeated?"""
+        run_start, run_end = self._extents()
+        a, b = run_start[ostart], run_end[oend]
+        verdict = self._verdicts.get((a, b, key))
+        if verdict is None:
+            run = self._folded.get((a, b))
+            if run is None:
+                run = "".join(fold_char(c)[0] for c in self.original[a:b])
+                self._folded[(a, b)] = run
+            verdict = len(run) % len(key) == 0 and run == key * (len(run) // len(key))
+            self._verdicts[(a, b, key)] = verdict
+        return verdict
 
 
 class _Segmentation:

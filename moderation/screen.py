@@ -346,8 +346,10 @@ class Screener:
         out: list[Finding] = []
         thresholds = self.classifier.thresholds
         for category, p in probs.items():
+            if p < thresholds.get(category, 0.5):
+                continue
             cat = self.articles.categories.get(category)
-            if cat is None or p < thresholds.get(category, 0.5):
+            if cat is None:
                 continue
             same = [f for f in found if f.category == category]
             if same:
