@@ -639,6 +639,76 @@ def evaluate(model: PostClassifier, dev: Sequence[Post], train: Sequence[Post] =
     )
 
 
+#: Rulesets whose screeners together cover every category (real_life is M08's, meta is M72's).
+HOLDOUT_RULESETS: tuple[str, ...] = ("m08", "m72")
+
+
+def evaluate_screener(model: PostClassifier, posts: Sequence[Post]) -> dict[str, Any]:
+    """Score the whole screening pipeline (lexicons, patterns and ``model``) on ``posts``.
+
+    A post counts as flagged for a category when any of :data:`HOLDOUT_RULESETS`' screeners finds
+    it; the font and water rules are not text categories and are left out.
+    """
+    from moderation.screen import Screener
+
+    screeners = [Screener(r, classifier=model) for r in HOLDOUT_RULESETS]
+    texts = [p.text for p in posts]
+    found: list[set[str]] = [set() for _ in posts]
+    for screener in screeners:
+        for i, findings in enumerate(screener.screen_many(texts)):
+            found[i].update(f.category for f in findings if f.category in CATEGORIES)
+    per_category: dict[str, dict[str, Any]] = {}
+    for category in CATEGORIES:
+        tp = sum(category in f and category in p.labels for f, p in zip(found, posts, strict=True))
+        fp = sum(
+            category in f and category not in p.labels for f, p in zip(found, posts, strict=True)
+        )
+        fn = sum(
+            category not in f and category in p.labels for f, p in zip(found, posts, strict=True)
+        )
+        precision = tp / (tp + fp) if tp + fp else 0.0
+        recall = tp / (tp + fn) if tp + fn else 0.0
+        per_category[category] = {
+            "support": tp + fn,
+            "precision": precision,
+            "recall": recall,
+            "f1": _f1(tp, fp, fn),
+        }
+    clean = [f for f, p in zip(found, posts, strict=True) if p.clean]
+    flagged = sum(bool(f) for f in clean)
+    return {
+        "posts": len(posts),
+        "rulesets": list(HOLDOUT_RULESETS),
+        "per_category": per_category,
+        "macro_f1_insult_oath_vest": sum(per_category[c]["f1"] for c in CORE_CATEGORIES)
+        / len(CORE_CATEGORIES),
+        "clean_posts": len(clean),
+        "clean_flagged": flagged,
+        "clean_false_positive_rate": flagged / len(clean) if clean else 0.0,
+    }
+
+
+def holdout_data(
+    model: PostClassifier, posts: Sequence[Post], train: Sequence[Post]
+) -> dict[str, Any]:
+    """Figures on the held-out set: the classifier alone and the full screening pipeline."""
+    alone = evaluate(model, posts, train)
+    return {
+        "posts": len(posts),
+        "classifier": {
+            "macro_f1_insult_oath_vest": alone.macro_f1_core,
+            "clean_false_positive_rate": alone.clean_fpr,
+            "clean_flagged": alone.clean_flagged,
+            "clean_posts": alone.clean_posts,
+            "per_category": {
+                c: {"precision": s.precision, "recall": s.recall, "f1": s.f1}
+                for c, s in alone.scores.items()
+            },
+        },
+        "pipeline": evaluate_screener(model, posts),
+    }
+
+
 # ------------------------------------------------------------------------------------------------
 # Report
 
@@ -765,6 +835,8 @@ def report_markdown(data: Mapping[str, Any], model: PostClassifier) -> str:
     ]
     for gold, row in dev["cooccurrence"].items():
         lines.append(f"| {gold} | " + " | ".join(str(row[c]) for c in columns) + " |")
+    if "holdout" in data:
+        lines += _holdout_markdown(data["holdout"])
     lines += ["", "## Corpus counts (posts per label)", ""]
     names = list(data["counts"])
     lines += ["| label | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
@@ -791,6 +863,35 @@ def report_markdown(data: Mapping[str, Any], model: PostClassifier) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _holdout_markdown(holdout: Mapping[str, Any]) -> list[str]:
+    alone, pipeline = holdout["classifier"], holdout["pipeline"]
+    lines = [
+        "",
+        f"## Held-out set ({holdout['posts']} posts written independently; never trained on)",
+        "",
+        "| | macro-F1 insult/oath/vest | clean posts flagged |",
+        "|---|---:|---:|",
+        f"| classifier alone | {alone['macro_f1_insult_oath_vest']:.3f} | "
+        f"{_pct(alone['clean_false_positive_rate'])} "
+        f"({alone['clean_flagged']}/{alone['clean_posts']}) |",
+        f"| full screener ({' + '.join(pipeline['rulesets'])}) | "
+        f"{pipeline['macro_f1_insult_oath_vest']:.3f} | "
+        f"{_pct(pipeline['clean_false_positive_rate'])} "
+        f"({pipeline['clean_flagged']}/{pipeline['clean_posts']}) |",
+        "",
+        "| category | classifier P / R / F1 | full screener P / R / F1 |",
+        "|---|---|---|",
+    ]
+    for category, row in pipeline["per_category"].items():
+        cls = alone["per_category"].get(category)
+        shown = f"{cls['precision']:.2f} / {cls['recall']:.2f} / {cls['f1']:.2f}" if cls else "—"
+        lines.append(
+            f"| {category} | {shown} | "
+            f"{row['precision']:.2f} / {row['recall']:.2f} / {row['f1']:.2f} |"
+        )
+    return lines
 
 
 def plot_pr_curves(evaluation: Evaluation, path: Path) -> None:
@@ -829,10 +930,13 @@ def write_report(
     evaluation: Evaluation,
     splits: Mapping[str, Sequence[Post]],
     seconds: float,
+    holdout: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Write report.json, report.md and pr_curves.png into ``directory``; return the JSON data."""
     directory.mkdir(parents=True, exist_ok=True)
     data = report_data(model, evaluation, splits, seconds)
+    if holdout is not None:
+        data["holdout"] = dict(holdout)
     (directory / "report.json").write_text(
         json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8"
     )
@@ -866,6 +970,12 @@ def _parser() -> argparse.ArgumentParser:
         "--include-decisions",
         action="store_true",
         help="add the director's labelled decisions from the database (DATABASE_URL) to training",
+    )
+    parser.add_argument(
+        "--holdout",
+        type=Path,
+        default=None,
+        help="held-out posts scored in the report, never trained on (default: CORPUS/holdout)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
@@ -941,8 +1051,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (CorpusError, DecisionsError) as error:
         print(f"bansha train: {error}", file=sys.stderr)
         return 2
+    holdout_dir = args.holdout or args.corpus / "holdout"
+    holdout = None
+    if holdout_dir.is_dir() and any(holdout_dir.glob("*.jsonl")):
+        try:
+            holdout = holdout_data(model, load_corpus(holdout_dir), splits["train"])
+        except CorpusError as error:
+            print(f"bansha train: {error}", file=sys.stderr)
+            return 2
     model.save(args.out)
-    data = write_report(args.report_dir, model, evaluation, splits, seconds)
+    data = write_report(args.report_dir, model, evaluation, splits, seconds, holdout)
     dev = data["dev"]
     print(f"model: {args.out} ({len(model.space.vocabulary)} features, {seconds:.1f} s)")
     print(f"report: {args.report_dir / 'report.md'}")
@@ -951,4 +1069,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"clean FPR {_pct(dev['clean_false_positive_rate'])} "
         f"({dev['clean_flagged']}/{dev['clean_posts']}); goals met: {data['goals']['met']}"
     )
+    if holdout is not None:
+        pipeline = holdout["pipeline"]
+        print(
+            f"held-out ({holdout['posts']} posts), full screener: macro-F1 insult/oath/vest "
+            f"{pipeline['macro_f1_insult_oath_vest']:.3f}, clean FPR "
+            f"{_pct(pipeline['clean_false_positive_rate'])}"
+        )
     return 0

@@ -336,6 +336,42 @@ def test_extra_examples_join_training_only(
     capsys.readouterr()
 
 
+def test_holdout_posts_are_scored_but_never_trained_on(
+    corpus_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    holdout = tmp_path / "holdout"
+    holdout.mkdir()
+    rows = [
+        {"id": "hol-1", "text": "你这个煞笔别乱跳", "labels": ["insult"], "evasion": "homophone"},
+        {"id": "hol-2", "text": "我发誓我是好人，骗人全家不得好死", "labels": ["oath"]},
+        {"id": "hol-3", "text": "你这马甲我认出来了，上一场也是你", "labels": ["vest"]},
+        {"id": "hol-4", "text": "今晚女巫毒谁，我建议毒3号", "labels": []},
+    ]
+    (holdout / "h.jsonl").write_text(
+        "\n".join(json.dumps({"evasion": "none", **r}, ensure_ascii=False) for r in rows),
+        encoding="utf-8",
+    )
+    args = ["--corpus", str(corpus_dir), "--holdout", str(holdout), "--quiet"]
+    args += ["--out", str(tmp_path / "m.skops"), "--report-dir", str(tmp_path / "r")]
+    assert main(args) == 0
+    data = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
+    train_total = sum(data["counts"]["train"].values())
+    assert data["holdout"]["posts"] == 4
+    pipeline = data["holdout"]["pipeline"]
+    assert pipeline["clean_posts"] == 1 and pipeline["rulesets"] == ["m08", "m72"]
+    # the screener's lexicons alone know these words, so the pipeline finds all three
+    assert [pipeline["per_category"][c]["recall"] for c in ("insult", "oath", "vest")] == [1, 1, 1]
+    assert pipeline["clean_flagged"] == 0
+    assert "Held-out set (4 posts" in (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+    assert "held-out (4 posts)" in capsys.readouterr().out
+    # the same corpus without a holdout trains on exactly as many posts
+    args = ["--corpus", str(corpus_dir), "--holdout", str(tmp_path / "none"), "--quiet"]
+    args += ["--out", str(tmp_path / "m2.skops"), "--report-dir", str(tmp_path / "r2")]
+    assert main(args) == 0
+    again = json.loads((tmp_path / "r2" / "report.json").read_text(encoding="utf-8"))
+    assert sum(again["counts"]["train"].values()) == train_total and "holdout" not in again
+
+
 def test_include_decisions_without_the_module_is_a_clear_error(
     monkeypatch: pytest.MonkeyPatch,
     corpus_dir: Path,
