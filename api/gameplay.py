@@ -6,7 +6,9 @@ process may keep rebuilt games in :class:`GameCache`, keyed by ``(game id, versi
 ``version`` is the log length read from the database *inside the request's transaction* after the
 game row is locked. A cached game is handed out exclusively (removed from the cache while in use)
 and put back only after the transaction commits, so the cache can never serve a stale game or one
-changed by a request that was rolled back.
+changed by a request that was rolled back. A request that only reads the game state while holding
+a share lock on the game row (post ingestion without votes) may :meth:`GameCache.peek` instead:
+no writer can take, let alone change, that game until the share lock is released.
 """
 
 from __future__ import annotations
@@ -117,6 +119,20 @@ class GameCache:
         """Remove and return the cached game if it is exactly at ``version``."""
         with self._lock:
             entry = self._games.pop(game_id, None)
+        if entry is None or entry[0] != version:
+            return None
+        return entry[1]
+
+    def peek(self, game_id: str, version: int) -> Game | None:
+        """The cached game if it is exactly at ``version``, left in the cache; for read only.
+
+        Safe only while the caller holds at least a share lock on the game row (see
+        :func:`api.store.game_version_shared`): a writer must take the exclusive lock, and then
+        :meth:`take` the game, before it may change it, so a peeked game cannot change while
+        it is in use, and it must not be changed by the caller.
+        """
+        with self._lock:
+            entry = self._games.get(game_id)
         if entry is None or entry[0] != version:
             return None
         return entry[1]

@@ -12,7 +12,13 @@ from api.database import db
 from api.errors import BadRequest, TooLarge
 from api.openapi import endpoint
 from api.ratelimit import consume
-from api.referee import game_meta, ingest_posts, locked_game
+from api.referee import (
+    game_meta,
+    ingest_posts,
+    ingest_unvoted_posts,
+    locked_game,
+    shared_game,
+)
 from api.screening import PostTooLargeError, screen_posts
 
 bp = Blueprint("posts", __name__)
@@ -68,7 +74,14 @@ def ingest(game_id: str, body: dict[str, Any]) -> Response:
     except PostTooLargeError as exc:
         raise TooLarge(str(exc)) from exc
     assert caller.token_hash is not None
-    with locked_game(game_id) as (session, locked):
-        consume(session, caller.token_hash, len(posts), limit)
-        results = ingest_posts(locked, posts, screened)
+    if any(p["thread"] == "vote" for p in posts):
+        # Votes are game events: the game row is locked exclusively.
+        with locked_game(game_id) as (session, locked):
+            consume(session, caller.token_hash, len(posts), limit)
+            results = ingest_posts(locked, posts, screened)
+    else:
+        # Other posts only add rows and read the game (诈尸): a share lock is enough.
+        with shared_game(game_id) as (connection, game):
+            results = ingest_unvoted_posts(connection, meta.id, meta.ruleset, game, posts, screened)
+            consume(connection, caller.token_hash, len(posts), limit)
     return jsonify(results[0] if single else {"results": results})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sqlalchemy import bindparam, delete
+from sqlalchemy import Connection, bindparam, delete
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -35,7 +35,11 @@ _UPSERT = {"postgresql": _upsert(postgresql.insert), "sqlite": _upsert(sqlite.in
 
 
 def consume(
-    session: Session, token_hash: str, cost: int, limit: tuple[int, int], now: float | None = None
+    session: Session | Connection,
+    token_hash: str,
+    cost: int,
+    limit: tuple[int, int],
+    now: float | None = None,
 ) -> int:
     """Add ``cost`` posts to the token's current window; raise :class:`RateLimited` past the limit.
 
@@ -44,15 +48,16 @@ def consume(
     allowed, seconds = limit
     now = time.time() if now is None else now
     window = int(now // seconds)
-    stmt = _UPSERT[session.get_bind().dialect.name]
+    connection = session.connection() if isinstance(session, Session) else session
+    stmt = _UPSERT[connection.dialect.name]
     count = int(
-        session.execute(
+        connection.execute(
             stmt, {"token_hash": token_hash, "window": window, "cost": cost}
         ).scalar_one()
     )
     if count == cost:
         # First request of a new window: old windows of this token are dead weight.
-        session.execute(
+        connection.execute(
             delete(RateWindow).where(
                 RateWindow.token_hash == token_hash, RateWindow.window < window
             )

@@ -1,8 +1,10 @@
 """The referee's work inside one locked game: posts in, suggestions, decisions, cards, ejections.
 
 Every function here runs inside a write transaction in which the game row is locked (see
-:mod:`api.store`) and takes a :class:`LockedGame`. They raise :class:`~api.errors.ApiError`
-subclasses to reject a request; the caller's transaction then rolls back, so nothing is half-done.
+:mod:`api.store`) and takes a :class:`LockedGame` — except :func:`ingest_unvoted_posts`, which
+only adds rows and reads the game, and so runs under the share lock of :func:`shared_game`. They
+raise :class:`~api.errors.ApiError` subclasses to reject a request; the caller's transaction then
+rolls back, so nothing is half-done.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from datetime import datetime
 from typing import Any, cast
 
 from flask import current_app
-from sqlalchemy import Table, bindparam, func, insert, select
+from sqlalchemy import Connection, Table, bindparam, func, insert, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from api import cardrules
@@ -22,7 +25,14 @@ from api.database import db
 from api.errors import BadRequest, Conflict, NotFound
 from api.gameplay import Game, GameCache, GameRuleError, events_to_dicts, rebuild_game
 from api.screening import Screened
-from api.store import append_events, audit, get_game, load_events, lock_game
+from api.store import (
+    append_events,
+    audit,
+    game_version_shared,
+    get_game,
+    load_events,
+    lock_game,
+)
 from game_rules import actions as act
 from game_rules.events import Announced, Eliminated, Event, FlagSet
 from game_rules.penalties import CardLedger
@@ -149,6 +159,31 @@ def read_game(game_id: str) -> Iterator[tuple[Session, GameRow, Game]]:
         game = load_game(session, row)
         yield session, row, game
     cache().put(row.id, row.version, game)
+
+
+@contextmanager
+def shared_game(game_id: str) -> Iterator[tuple[Connection, Game]]:
+    """A write transaction in which ``game_id`` is share-locked: its game may be read, not changed.
+
+    For work that adds rows but no game events (posts outside the vote thread): every writer that
+    changes the game needs the exclusive lock, so the state read here stays current until commit,
+    while concurrent share-lockers (other posts) do not queue behind each other on PostgreSQL.
+    The game comes from this process's cache without being taken out of it (it is only read); a
+    rebuilt one is offered to the cache after commit. Yields a Core connection (no ORM session:
+    on the hottest path its bookkeeping costs more than the SQL).
+    """
+    with db().write_connection() as connection:
+        version = game_version_shared(connection, game_id)
+        game = cache().peek(game_id, version)
+        rebuilt = game is None
+        if game is None:
+            with Session(bind=connection) as session:  # joins the transaction, never ends it
+                row = get_game(session, game_id)
+                events = load_events(session, game_id)[:version]
+            game = rebuild_game(row.ruleset, row.seed, characters_of(row), events)
+        yield connection, game
+    if rebuilt:
+        cache().put(game_id, version, game)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -328,6 +363,21 @@ def stored_cards(session: Session, game_id: str, character: str) -> list[Card]:
     )
 
 
+_CARD_FACTS = (
+    select(Card.id, Card.colour, Card.source, Card.category, Card.reason, Card.day)
+    .where(Card.game_id == bindparam("game_id"), Card.character == bindparam("character"))
+    .order_by(Card.id)
+)
+
+
+def stored_card_facts(
+    connection: Connection, game_id: str, character: str
+) -> list[cardrules.StoredCard]:
+    """A character's cards in issue order, as the ledger needs them (one Core query, no ORM)."""
+    rows = connection.execute(_CARD_FACTS, {"game_id": game_id, "character": character})
+    return [cardrules.StoredCard(*row) for row in rows]
+
+
 def ledger_for(ruleset: str, character: str, cards: Sequence[Card]) -> CardLedger:
     """The penalties module's ledger for stored cards."""
     return cardrules.ledger_of(
@@ -413,17 +463,155 @@ def ingest_posts(
             for p, _, r in fresh
         ]
         new_ids = session.connection().execute(stmt, rows).scalars().all()
-        ledgers: dict[str, tuple[list[Card], CardLedger]] = {}
+        ledgers: dict[str, tuple[list[cardrules.StoredCard], CardLedger]] = {}
         for (_, screen, record), new_id in zip(fresh, new_ids, strict=True):
             record.id = int(new_id)
             if screen.violations or record.zombie:
-                suggestion = _suggest_for_post(locked, record, screen, ledgers)
+                suggestion = _suggest_for_post(
+                    session.connection(), row.id, row.ruleset, record, screen, ledgers
+                )
+                session.add(suggestion)
                 suggestions[record.forum_post_id] = suggestion
         session.flush()  # one flush gives every new suggestion its id
     return [
         post_result(existing[forum_id], suggestions.get(forum_id), duplicate)
         for forum_id, duplicate in order
     ]
+
+
+def _insert_new_posts(insert_for: Any) -> Any:
+    table = cast(Table, Post.__table__)
+    return (
+        insert_for(table)
+        .on_conflict_do_nothing(index_elements=["game_id", "forum_post_id"])
+        .returning(table.c.id, table.c.forum_post_id)
+    )
+
+
+#: insert posts not stored yet; a forum id already stored is skipped and not returned
+_INSERT_NEW_POSTS = {
+    "postgresql": _insert_new_posts(postgresql.insert),
+    "sqlite": _insert_new_posts(sqlite.insert),
+}
+
+
+_SUGGESTION_COLUMNS = (
+    "game_id",
+    "post_id",
+    "character",
+    "kind",
+    "category",
+    "colour",
+    "reasons",
+    "day",
+    "status",
+    "created_at",
+)
+_SUGGESTIONS_TABLE = cast(Table, Suggestion.__table__)
+_INSERT_SUGGESTIONS = insert(_SUGGESTIONS_TABLE).returning(
+    _SUGGESTIONS_TABLE.c.id, sort_by_parameter_order=True
+)
+
+
+def ingest_unvoted_posts(
+    connection: Connection,
+    game_id: str,
+    ruleset: str,
+    game: Game,
+    posts: Sequence[dict[str, Any]],
+    screened: Sequence[Screened],
+) -> list[dict[str, Any]]:
+    """:func:`ingest_posts` for posts outside the vote thread, under a share lock (see
+    :func:`shared_game`): no game event is written, so ``game`` is only read (诈尸).
+
+    Idempotent by forum id without a look-up first: ``INSERT ... ON CONFLICT DO NOTHING
+    RETURNING`` stores the new posts, and only forum ids it skipped (stored before, or by a
+    concurrent retry that committed first) are read back and answered as duplicates. Rows are
+    inserted in forum-id order so that two concurrent batches sharing ids take the unique-index
+    locks in the same order and cannot deadlock.
+    """
+    if any(p["thread"] == "vote" for p in posts):
+        raise ValueError("vote-thread posts change the game: use ingest_posts under the lock")
+    zombie_threads = ZOMBIE_THREADS.get(ruleset.split("_")[0], frozenset(THREADS))
+    state = game.state
+    now = utcnow()
+    first: dict[str, tuple[dict[str, Any], Screened]] = {}
+    for post, screen in zip(posts, screened, strict=True):
+        first.setdefault(post["forum_post_id"], (post, screen))
+    records: dict[str, Post | PostRecord] = {}
+    rows: list[dict[str, Any]] = []
+    for forum_id in sorted(first):
+        post, screen = first[forum_id]
+        author = post["author"]
+        zombie = post["thread"] in zombie_threads and not state.is_alive(author)
+        records[forum_id] = PostRecord(
+            id=0,
+            forum_post_id=forum_id,
+            author=author,
+            thread=post["thread"],
+            day=post["day"],
+            body=post["body"],
+            is_water=screen.water,
+            zombie=zombie,
+            counts_activity=not screen.water and not zombie,
+            findings=screen.findings,
+            vote=None,
+        )
+        rows.append(
+            {
+                "game_id": game_id,
+                "forum_post_id": forum_id,
+                "author": author,
+                "thread": post["thread"],
+                "day": post["day"],
+                "body": post["body"],
+                "posted_at": post["posted_at"],
+                "is_water": screen.water,
+                "counts_activity": not screen.water and not zombie,
+                "zombie": zombie,
+                "findings": screen.findings,
+                "vote": None,
+                "created_at": now,
+            }
+        )
+    stmt = _INSERT_NEW_POSTS[connection.dialect.name]
+    result = connection.execute(stmt, rows[0] if len(rows) == 1 else rows)
+    inserted = {str(forum_id): int(post_id) for post_id, forum_id in result}
+    suggestions: dict[str, Suggestion] = {}
+    skipped = [forum_id for forum_id in first if forum_id not in inserted]
+    if skipped:  # answered from the stored rows, through the ORM (it joins the transaction)
+        with Session(bind=connection) as session:
+            stored = list(session.scalars(_STORED_POSTS, {"game_id": game_id, "ids": skipped}))
+            stored_ids = {p.id: p.forum_post_id for p in stored}
+            records.update((p.forum_post_id, p) for p in stored)
+            query = select(Suggestion).where(Suggestion.post_id.in_(stored_ids))
+            for s in session.scalars(query):
+                suggestions[stored_ids[s.post_id or 0]] = s
+    ledgers: dict[str, tuple[list[cardrules.StoredCard], CardLedger]] = {}
+    new: list[tuple[str, Suggestion]] = []
+    for forum_id, post_id in inserted.items():
+        record = records[forum_id]
+        assert isinstance(record, PostRecord)
+        record.id = post_id
+        screen = first[forum_id][1]
+        if screen.violations or record.zombie:
+            suggestion = _suggest_for_post(connection, game_id, ruleset, record, screen, ledgers)
+            new.append((forum_id, suggestion))
+    if new:
+        # One Core statement instead of an ORM flush; the objects stay transient (JSON only).
+        values = [{k: getattr(s, k) for k in _SUGGESTION_COLUMNS} for _, s in new]
+        found = connection.execute(_INSERT_SUGGESTIONS, values).scalars().all()
+        for (forum_id, suggestion), suggestion_id in zip(new, found, strict=True):
+            suggestion.id = int(suggestion_id)
+            suggestions[forum_id] = suggestion
+    seen: set[str] = set()
+    out = []
+    for post in posts:
+        forum_id = post["forum_post_id"]
+        duplicate = forum_id in seen or forum_id not in inserted
+        seen.add(forum_id)
+        out.append(post_result(records[forum_id], suggestions.get(forum_id), duplicate))
+    return out
 
 
 def _finding_text(f: dict[str, Any]) -> str:
@@ -434,22 +622,24 @@ def _finding_text(f: dict[str, Any]) -> str:
 
 
 def _suggest_for_post(
-    locked: LockedGame,
+    connection: Connection,
+    game_id: str,
+    ruleset: str,
     post: PostRecord,
     screen: Screened,
-    ledgers: dict[str, tuple[list[Card], CardLedger]],
+    ledgers: dict[str, tuple[list[cardrules.StoredCard], CardLedger]],
 ) -> Suggestion:
-    session, row = locked.session, locked.row
+    """The suggested card for a post with violations or 诈尸; the caller stores it."""
     violations = screen.violations
     if post.author not in ledgers:  # cards do not change while posts are ingested
-        cards = stored_cards(session, row.id, post.author)
-        ledgers[post.author] = (cards, ledger_for(row.ruleset, post.author, cards))
+        cards = stored_card_facts(connection, game_id, post.author)
+        ledgers[post.author] = (cards, cardrules.ledger_of(ruleset, post.author, cards))
     cards, ledger = ledgers[post.author]
     if post.zombie:
         category, severity = "zombie", ""
         evidence: list[dict[str, Any]] = [
             {
-                "article": cardrules.category_article(row.ruleset, "zombie"),
+                "article": cardrules.category_article(ruleset, "zombie"),
                 "text": f"{post.author}已出局，仍在{_thread_name(post.thread)}发言（诈尸）",
             }
         ]
@@ -462,7 +652,7 @@ def _suggest_for_post(
         evidence = [
             {"article": f["article"], "text": _finding_text(f), "finding": f} for f in violations
         ]
-    suggested = cardrules.suggest(row.ruleset, category, severity, ledger)
+    suggested = cardrules.suggest(ruleset, category, severity, ledger)
     reasons = [
         *evidence,
         {
@@ -481,7 +671,7 @@ def _suggest_for_post(
         },
     ]
     suggestion = Suggestion(
-        game_id=row.id,
+        game_id=game_id,
         post_id=post.id,
         character=post.author,
         kind="zombie" if post.zombie else "post",
@@ -492,7 +682,6 @@ def _suggest_for_post(
         status="pending",
         created_at=utcnow(),
     )
-    session.add(suggestion)
     return suggestion
 
 

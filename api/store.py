@@ -4,7 +4,9 @@ Every mutation of a game runs in one write transaction that first calls :func:`l
 PostgreSQL that is ``SELECT ... FOR UPDATE`` on the game row, which serialises every writer of that
 game (across workers and hosts) until commit; on SQLite the write transaction is already
 ``BEGIN IMMEDIATE``. Everything a request reads after the lock is therefore current, which is what
-keeps escalations from being lost or doubled.
+keeps escalations from being lost or doubled. Work that only adds rows and reads the game (posts
+outside the vote thread) calls :func:`game_version_shared` instead (``FOR SHARE``): it still waits
+for, and holds off, every such writer, but not other share-lockers.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.orm import Session
 
 from api.errors import NotFound
@@ -43,6 +45,26 @@ def lock_game(session: Session, game_id: str) -> Game:
     if game is None:
         raise NotFound(f"no game {game_id!r}")
     return game
+
+
+_GAME_VERSION_SHARED = (
+    select(Game.version).where(Game.id == bindparam("game_id")).with_for_update(read=True)
+)
+
+
+def game_version_shared(connection: Connection, game_id: str) -> int:
+    """The game's committed version, with the row share-locked for the rest of the transaction.
+
+    PostgreSQL: ``SELECT ... FOR SHARE`` waits for any writer holding ``FOR UPDATE`` (so the
+    version read is the latest committed one) and keeps later writers out until commit, while
+    other share-lockers (post ingestion) proceed side by side. SQLite: the write transaction is
+    already ``BEGIN IMMEDIATE``, which excludes every other writer. A plain Core query: no ORM
+    object, no JSON columns decoded. Raises 404 for an unknown game.
+    """
+    version = connection.execute(_GAME_VERSION_SHARED, {"game_id": game_id}).scalar()
+    if version is None:
+        raise NotFound(f"no game {game_id!r}")
+    return int(version)
 
 
 def load_events(session: Session, game_id: str) -> list[dict[str, Any]]:

@@ -12,6 +12,23 @@ bounded in time and in request count. Measured in the same run:
 Posts are realistic game talk with a share of offending ones, unique forum ids, spread over a few
 games the way one service hosts several forums' games.
 
+Configuration (2 cores, shared by the server and the load process, so neither gets a core to
+itself): ``gunicorn -w 3 -k gthread --threads 2`` — a third worker keeps a core busy while another
+waits for SQLite's single writer lock. Measured alternatives on this machine (single posts with the
+classifier, same code): ``-w 2 --threads 2``, ``-w 4 --threads 1``, ``-w 6 --threads 1`` and
+``-w 4 --threads 2`` were within the run-to-run noise (±15 %) or worse, so the default stays. The
+load process uses 6 keep-alive client threads for single posts and 2 for batches (3 or 4 batch
+clients only queued requests: p99 2-3× higher for no more posts/s). Each batch request opens a new
+connection, as a forum importer posting a batch now and then would: with keep-alive, both batch
+connections were accepted by one worker in about a third of runs, and the whole phase then
+measured one core (screening is CPU-bound and one process runs Python on one core): ~8,000
+instead of ~13,000 posts/s with the classifier. With a new connection per request, whichever
+worker accepts first serves it, so that bad luck is averaged over every request instead of fixed
+for the phase (runs then agree within ~5 %, a little under the lucky keep-alive runs). Connecting
+costs well under a millisecond of a ~10 ms batch request and is included in its latency.
+Override with ``BENCH_WORKERS``, ``BENCH_THREADS``, ``BENCH_WORKER_CLASS``, ``BENCH_CLIENTS`` and
+``BENCH_BATCH_CLIENTS``.
+
 Run alone: ``python -m bench.bench_service`` (prints the results as JSON).
 """
 
@@ -32,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = [f"玩家{i}" for i in range(1, 13)]
 GAMES = 4
 BATCH = 100
-WORKERS = int(os.environ.get("BENCH_WORKERS", 3))  # 2 cores; a third hides DB waits
+WORKERS = int(os.environ.get("BENCH_WORKERS", 3))  # 2 cores; a third hides DB waits (see above)
 THREADS = int(os.environ.get("BENCH_THREADS", 2))
 WORKER_CLASS = os.environ.get("BENCH_WORKER_CLASS", "gthread")
 PHASE_SECONDS = {"healthz": 2.0, "single": 4.0, "batch": 4.0}
@@ -40,8 +57,11 @@ MAX_REQUESTS = {"healthz": 50_000, "single": 20_000, "batch": 2_000}
 CLIENT_THREADS = {
     "healthz": int(os.environ.get("BENCH_CLIENTS", 6)),
     "single": int(os.environ.get("BENCH_CLIENTS", 6)),
-    "batch": 2,
+    "batch": int(os.environ.get("BENCH_BATCH_CLIENTS", 2)),
 }
+
+#: phases whose every request opens a new connection (see the module docstring)
+FRESH_CONNECTIONS = frozenset({"batch"})
 
 CLEAN = [
     "昨晚被刀的是{a}，今天查杀{b}，金水是{c}",
@@ -139,6 +159,8 @@ def load(port: int, phase: str, games: list[dict[str, str]]) -> dict[str, Any]:
                 response = conn.getresponse()
                 response.read()
                 status = response.status
+                if phase in FRESH_CONNECTIONS:
+                    conn.close()  # the next request connects again (http.client auto-opens)
             except (OSError, http.client.HTTPException) as exc:
                 conn.close()
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -310,7 +332,7 @@ def _results(r: dict[str, dict[str, Any]], label: str) -> list[dict[str, Any]]:
             "reference_value": round(h["requests_per_s"], 1),
             "higher_is_better": True,
             "note": f"goal >= 10000; {b['requests']} requests, {b['errors']} errors; "
-            f"{CLIENT_THREADS['batch']} client threads",
+            f"{CLIENT_THREADS['batch']} client threads, a new connection per batch",
         },
         {
             "name": f"service ({label}): batch of {BATCH} posts p50 latency",
