@@ -616,9 +616,24 @@ def ingest_unvoted_posts(
 
 def _finding_text(f: dict[str, Any]) -> str:
     text = f"{cardrules.category_name(f['category'])}：“{f['match']}”"
-    if f["via"] not in ("", "exact") and f["term"]:
+    if f["via"] == "classifier":  # its "term" is the category key, not a word to show
+        text += f"（{cardrules.via_name('classifier')}判断）"
+    elif f["via"] not in ("", "exact") and f["term"]:
         text += f"（{cardrules.via_name(f['via'])} {f['term']}）"
     return text
+
+
+def _evidence(violations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One line per piece of evidence: the classifier's agreement on a span a lexicon or pattern
+    already explains adds nothing for the director to read (it stays in the post's findings)."""
+    explained = {
+        (f["category"], f["start"], f["end"]) for f in violations if f["via"] != "classifier"
+    }
+    return [
+        f
+        for f in violations
+        if f["via"] != "classifier" or (f["category"], f["start"], f["end"]) not in explained
+    ]
 
 
 def _suggest_for_post(
@@ -650,7 +665,8 @@ def _suggest_for_post(
         hinted = primary["severity"]["cards"]
         severity = hinted[0] if len(hinted) == 1 else ""
         evidence = [
-            {"article": f["article"], "text": _finding_text(f), "finding": f} for f in violations
+            {"article": f["article"], "text": _finding_text(f), "finding": f}
+            for f in _evidence(violations)
         ]
     suggested = cardrules.suggest(ruleset, category, severity, ledger)
     reasons = [

@@ -301,3 +301,26 @@ def test_the_trained_classifier_screens_posts_when_present(db_url: str, api: Any
         vias |= {f["via"] for f in result["findings"]}
     assert "classifier" in vias
     app.extensions["bansha_db"].dispose()
+
+
+def test_card_reasons_list_each_piece_of_evidence_once(db_url: str, api: Any) -> None:
+    model = Path(os.environ.get("BANSHA_MODEL", "var/model.skops"))
+    if not model.is_file():
+        pytest.skip(f"no trained model at {model} (run 'make model')")
+    if screener("m72", True).classifier is None:
+        pytest.skip("the model file could not be loaded")
+    app = create_app({"DATABASE_URL": db_url, "USE_CLASSIFIER": True})
+    client = type(api)(app.test_client())
+    game = client.make_game()
+    result = client.post(game, "软件1", "你个ＳＢ，别乱跳")
+    findings = result["findings"]
+    # the lexicon (initials) and the classifier both flag the same span ...
+    assert {f["via"] for f in findings if f["match"] == "ＳＢ"} == {"initials", "classifier"}
+    # ... but the director reads it once, in Chinese, without internal category keys
+    evidence = [r["text"] for r in result["suggestion"]["reasons"] if "finding" in r]
+    assert evidence == ["侮辱性语言：“ＳＢ”（拼音首字母 傻逼）"]
+    alone = client.post(game, "软件2", "你这种人真是让人看不起，建议回炉重造")
+    assert {f["via"] for f in alone["findings"]} == {"classifier"}
+    texts = [r["text"] for r in alone["suggestion"]["reasons"] if "finding" in r]
+    assert texts == [f"侮辱性语言：“{alone['findings'][0]['match']}”（分类器判断）"]
+    app.extensions["bansha_db"].dispose()
