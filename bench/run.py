@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import importlib
+import math
 import os
 import platform
 import sys
@@ -90,9 +91,11 @@ def render(info: dict[str, str], sections: list[tuple[str, list[dict[str, Any]],
             "|---|---|---|---|---|---|",
         ]
         for r in results:
+            shown = ratio(r)
             out.append(
                 f"| {r['name']} | {float(r['value']):,.2f} {r['unit']} | {r['reference']} | "
-                f"{float(r['reference_value']):,.2f} | {ratio(r):.2f} | {r.get('note', '')} |"
+                f"{float(r['reference_value']):,.2f} | "
+                f"{'—' if math.isnan(shown) else f'{shown:.2f}'} | {r.get('note', '')} |"
             )
     return "\n".join(out) + "\n"
 
