@@ -390,6 +390,25 @@ def ledger_for(ruleset: str, character: str, cards: Sequence[Card]) -> CardLedge
     )
 
 
+def _new_record(
+    post: dict[str, Any], screen: Screened, *, zombie: bool, vote: dict[str, Any] | None
+) -> PostRecord:
+    """A post about to be stored: water and 诈尸 posts do not count towards activity."""
+    return PostRecord(
+        id=0,
+        forum_post_id=post["forum_post_id"],
+        author=post["author"],
+        thread=post["thread"],
+        day=post["day"],
+        body=post["body"],
+        is_water=screen.water,
+        zombie=zombie,
+        counts_activity=not screen.water and not zombie,
+        findings=screen.findings,
+        vote=vote,
+    )
+
+
 _STORED_POSTS = select(Post).where(
     Post.game_id == bindparam("game_id"), Post.forum_post_id.in_(bindparam("ids", expanding=True))
 )
@@ -425,19 +444,7 @@ def ingest_posts(
         author = post["author"]
         zombie = not locked.game.state.is_alive(author) and post["thread"] in zombie_threads
         vote = _vote_from_post(locked, post) if post["thread"] == "vote" and not zombie else None
-        record = PostRecord(
-            id=0,
-            forum_post_id=forum_id,
-            author=author,
-            thread=post["thread"],
-            day=post["day"],
-            body=post["body"],
-            is_water=screen.water,
-            zombie=zombie,
-            counts_activity=not screen.water and not zombie,
-            findings=screen.findings,
-            vote=vote,
-        )
+        record = _new_record(post, screen, zombie=zombie, vote=vote)
         existing[forum_id] = record
         fresh.append((post, screen, record))
         order.append((forum_id, False))
@@ -544,19 +551,7 @@ def ingest_unvoted_posts(
         post, screen = first[forum_id]
         author = post["author"]
         zombie = post["thread"] in zombie_threads and not state.is_alive(author)
-        records[forum_id] = PostRecord(
-            id=0,
-            forum_post_id=forum_id,
-            author=author,
-            thread=post["thread"],
-            day=post["day"],
-            body=post["body"],
-            is_water=screen.water,
-            zombie=zombie,
-            counts_activity=not screen.water and not zombie,
-            findings=screen.findings,
-            vote=None,
-        )
+        records[forum_id] = _new_record(post, screen, zombie=zombie, vote=None)
         rows.append(
             {
                 "game_id": game_id,
