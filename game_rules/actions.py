@@ -10,6 +10,7 @@ UseSkill(actor='占卜', skill='divine', target='饺子', reason=None, choice=No
 
 from __future__ import annotations
 
+import operator
 import types
 import typing
 from collections.abc import Mapping
@@ -206,12 +207,18 @@ _FIELD_TYPES: dict[type, tuple[tuple[str, tuple[type, ...]], ...]] = {
     cls: tuple((name, _allowed_types(hint)) for name, hint in typing.get_type_hints(cls).items())
     for cls in ACTION_TYPES.values()
 }
-# Exact types each action class accepts field by field: a field whose value has one of these
-# types needs no further look (an action is checked on every apply, so the common case is cheap).
-_EXACT_TYPES: dict[type, tuple[tuple[str, frozenset[type]], ...]] = {
-    cls: tuple((name, frozenset(allowed)) for name, allowed in checks)
+# Exact types each action class accepts field by field: when every field's value has one of these
+# types the action needs no further look (an action is checked on every apply, so the common case
+# is one C-level pass: an attrgetter for the values, then a membership test per field).
+_EXACT_TYPES: dict[type, tuple[operator.attrgetter[Any], tuple[frozenset[type], ...]]] = {
+    cls: (
+        operator.attrgetter(*(name for name, _ in checks)),
+        tuple(frozenset(allowed) for _, allowed in checks),
+    )
     for cls, checks in _FIELD_TYPES.items()
+    if len(checks) > 1  # attrgetter of one name returns the value, not a tuple
 }
+_IN = frozenset.__contains__
 
 
 def check_action(action: object) -> None:
@@ -224,15 +231,16 @@ def check_action(action: object) -> None:
     ...
     game_rules.errors.IllegalActionError: [bad_action] UseSkill.target: 3 is not str | None
     """
-    exact = _EXACT_TYPES.get(type(action))
-    if exact is None:
+    kind = type(action)
+    exact = _EXACT_TYPES.get(kind)
+    if exact is not None:
+        values, allowed_types = exact
+        if all(map(_IN, allowed_types, map(type, values(action)))):
+            return
+    checks = _FIELD_TYPES.get(kind)
+    if checks is None:
         return
-    for name, types_ in exact:
-        if type(getattr(action, name)) not in types_:
-            break
-    else:
-        return
-    for name, allowed in _FIELD_TYPES[type(action)]:
+    for name, allowed in checks:
         value = getattr(action, name)
         if not isinstance(value, allowed) or (bool not in allowed and isinstance(value, bool)):
             wanted = " | ".join("None" if t is type(None) else t.__name__ for t in allowed)

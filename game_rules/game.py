@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from game_rules.actions import (
     Action,
@@ -43,6 +43,9 @@ from game_rules.randomness import commitment, derived_rng, new_seed, verify_comm
 from game_rules.registry import Ruleset, get_ruleset
 from game_rules.state import CORE_FOLDS, GameState
 from game_rules.views import CharacterView, DirectorView, PublicView, build_views
+
+#: actions the game routes to the ruleset's own entry points rather than ``handle``
+_DIRECTOR_ACTIONS: frozenset[type] = frozenset({Substitute, Eject, DeclareFactionLost})
 
 
 class Game:
@@ -121,10 +124,14 @@ class Game:
         """Append ``event`` and fold it (for ruleset engines; players call :meth:`apply`)."""
         self._log.append(event)
         state = self._state
-        core = CORE_FOLDS.get(type(event))  # fold_core, inlined: this runs for every event
+        kind = type(event)
+        core = CORE_FOLDS.get(kind)  # fold_core, inlined: this runs for every event
         if core is not None:
             core(state, event)
-        self.ruleset.fold(state, event)
+        ruleset = self.ruleset
+        folded = ruleset.folded_events
+        if folded is None or kind in folded:
+            ruleset.fold(state, event)
 
     def random(self, label: str = "") -> random.Random:
         """A generator for one random pick, determined by the seed and the log position."""
@@ -141,14 +148,16 @@ class Game:
         check_action(action)
         mark = len(self._log)
         try:
-            if isinstance(action, Substitute):
-                self.ruleset.substitute(self, action)
-            elif isinstance(action, Eject):
-                self.ruleset.eject(self, action)
-            elif isinstance(action, DeclareFactionLost):
-                self.ruleset.declare_lost(self, action)
-            else:
+            # exact types: action classes cannot be subclassed (game_rules.frozen)
+            kind = type(action)
+            if kind not in _DIRECTOR_ACTIONS:
                 self.ruleset.handle(self, action)
+            elif kind is Substitute:
+                self.ruleset.substitute(self, cast(Substitute, action))
+            elif kind is Eject:
+                self.ruleset.eject(self, cast(Eject, action))
+            else:
+                self.ruleset.declare_lost(self, cast(DeclareFactionLost, action))
         except BaseException:
             if len(self._log) != mark:
                 self._rollback(mark)
@@ -170,6 +179,22 @@ class Game:
         if self._state.ended:
             return []
         return self.ruleset.legal_actions(self._state, actor)
+
+    def pending_actors(self) -> list[str]:
+        """Characters who may act now, in seating order: whoever is not listed has no legal action.
+
+        A superset (a listed character's :meth:`legal_actions` may still be empty), cheap to ask,
+        and valid until the phase changes or a decision opens: at night it names the characters
+        who hold a night skill (M72: one not yet used tonight), so a caller need not ask every
+        living character for its options.
+
+        >>> g = new_game("m72", [f"P{i}" for i in range(1, 13)], seed="doc")
+        >>> g.pending_actors() == g.state.living()  # day 1: every living character votes
+        True
+        """
+        if self._state.ended:
+            return []
+        return self.ruleset.pending_actors(self._state)
 
     def end(self, winner: str | None, results: Mapping[str, str], reason: str) -> None:
         """Emit the ending (for ruleset engines): announcement, results and the revealed seed."""

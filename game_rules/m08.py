@@ -486,6 +486,11 @@ class M08(WerewolfRuleset):
             self._finish(game, "villagers", "轮次决胜：三刀不能达到胜利条件，狼人阵营直接判负")
         self.judge(game)
 
+    def night_actors(self, state: GameState) -> list[str]:
+        """Living holders of a night skill."""
+        roles = state.roles
+        return [c for c in state.living() if roles[c] in SKILL_HOLDERS]
+
     def night_options(self, state: GameState, actor: str) -> list[Action]:
         """Night actions ``actor`` may take now (kill reasons use the placeholder 刀人)."""
         role = state.roles[actor]

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 PACK = ("wolf", "wolf_cub")
 CROWS = ("crow_big", "crow_small")
+# skills the whole pack shares: one choice a night, whichever wolf makes it
+PACK_SKILLS = frozenset({"kill", "extra_kill"})
 # skill -> roles that hold it
 SKILL_ROLES: dict[str, tuple[str, ...]] = {
     "slander": CROWS,
@@ -176,7 +178,7 @@ class M72(WerewolfRuleset):
 
     # -- night ----------------------------------------------------------------------------------
     def _used_tonight(self, state: GameState, skill: str, actor: str) -> bool:
-        if skill in {"kill", "extra_kill"}:
+        if skill in PACK_SKILLS:
             return any(s == skill for (_, s) in state.night_actions)
         return (actor, skill) in state.night_actions
 
@@ -210,6 +212,33 @@ class M72(WerewolfRuleset):
             to = tuple(c for c in state.with_role(*PACK) if c != actor)
         game.emit(ActionTaken(actor, skill, target, state.day, {"seq": game.log_length}, to))
 
+    def night_actors(self, state: GameState) -> list[str]:
+        """Living holders of a night skill not yet used tonight.
+
+        Stays valid for the rest of the night: roles never change in M72, a skill used tonight
+        stays used, and 激励's extra kill opens only when a day or a night is resolved.
+        """
+        roles, acts = state.roles, state.night_actions
+        pack_used = {skill for _, skill in acts if skill in PACK_SKILLS}
+        incite = state.flags.get("incite_night") == state.day
+        out = []
+        for c in state.living():
+            for skill in ROLE_SKILLS.get(roles[c], ()):
+                if skill in PACK_SKILLS:  # once a night for the whole pack
+                    is_open = skill not in pack_used and (incite or skill != "extra_kill")
+                else:
+                    is_open = (c, skill) not in acts
+                if is_open:
+                    out.append(c)
+                    break
+        return out
+
+    def _skill_open(self, state: GameState, actor: str, skill: str) -> bool:
+        """Whether ``actor`` may still use ``skill`` tonight (targets aside)."""
+        if skill == "extra_kill" and state.flags.get("incite_night") != state.day:
+            return False
+        return not self._used_tonight(state, skill, actor)
+
     def night_options(self, state: GameState, actor: str) -> list[Action]:
         """Night skills ``actor`` may still use tonight."""
         skills = ROLE_SKILLS.get(state.roles[actor])
@@ -218,9 +247,7 @@ class M72(WerewolfRuleset):
             return out
         living = state.living()
         for skill in skills:
-            if self._used_tonight(state, skill, actor):
-                continue
-            if skill == "extra_kill" and state.flags.get("incite_night") != state.day:
+            if not self._skill_open(state, actor, skill):
                 continue
             if skill == "guard":
                 status = state.status

@@ -81,6 +81,14 @@ class Ruleset:
     engine: ClassVar[str] = ""
     #: extra event types this engine folds itself (beyond the core ones)
     own_events: ClassVar[tuple[type[Event], ...]] = ()
+    #: the event types :meth:`fold` acts on (``Game.emit`` skips the call for others); None =
+    #: every type. A subclass that overrides ``fold`` without restating this gets None.
+    folded_events: ClassVar[frozenset[type[Event]] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "fold" in cls.__dict__ and "folded_events" not in cls.__dict__:
+            cls.folded_events = None
 
     def __init__(self, params: RulesetParams) -> None:
         self.params = params
@@ -99,6 +107,11 @@ class Ruleset:
         raise NotImplementedError
 
     # -- may ------------------------------------------------------------------------------------
+    def pending_actors(self, state: GameState) -> list[str]:
+        """Characters who may have a legal action now, in seating order (see
+        :meth:`~game_rules.game.Game.pending_actors`). Base: every living character."""
+        return state.living()
+
     def deal(
         self, characters: tuple[str, ...], rng: random.Random, fixed: Mapping[str, str]
     ) -> dict[str, str]:

@@ -185,7 +185,8 @@ class _Playout:
         state, rng, game = self.state, self.rng, self.game
         for _ in range(3):  # M08 needs rounds: leader votes, proposals, then the leader's choice
             acted = False
-            for actor in state.living():
+            # only characters who may act can have options: asking the others draws nothing
+            for actor in game.pending_actors():
                 if state.ended or state.phase != NIGHT or state.decisions:
                     return
                 options = game.legal_actions(actor)

@@ -57,6 +57,7 @@ Readings of places where the seeds are silent: docs/rulings/votes.md.
 from __future__ import annotations
 
 import math
+import operator
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping
@@ -573,6 +574,9 @@ class Ballot:
         )
 
 
+_VOTER = operator.attrgetter("voter")
+
+
 def _reject(policy: VotePolicy, rule: str, detail: str = "") -> VoteRejectedError:
     message = REJECTION_RULES[rule] + (f"：{detail}" if detail else "")
     return VoteRejectedError(rule, message, policy.quote(rule))
@@ -605,9 +609,13 @@ class BallotBox:
     def _of(self, voter: str) -> list[Ballot]:
         return [b for b in self.history if b.voter == voter]
 
+    def _count_of(self, voter: str) -> int:
+        # C-level count: cast() needs only how many ballots a voter has, once per ballot
+        return list(map(_VOTER, self.history)).count(voter)
+
     def changes_of(self, voter: str) -> int:
         """How many times ``voter`` changed their vote (edits of a post are not changes)."""
-        return max(0, len(self._of(voter)) - 1)
+        return max(0, self._count_of(voter) - 1)
 
     def current(self) -> Mapping[str, Ballot]:
         """Each voter's counting ballot: the latest, or the first once 004's 加速 voided changes."""
@@ -660,7 +668,7 @@ class BallotBox:
             raise _reject(policy, "voter_not_alive", ballot.voter)
         if candidates is not None and ballot.target is not None and ballot.target not in candidates:
             raise _reject(policy, "target_not_alive", ballot.target)
-        mine = self._of(ballot.voter)
+        mine = self._count_of(ballot.voter)
 
         if ballot.post_id is not None and not ballot.proxy:
             for i, old in enumerate(self.history):
@@ -685,7 +693,8 @@ class BallotBox:
                 is_change
                 and policy.change_must_reply
                 and ballot.replies_to is not None
-                and ballot.replies_to not in {b.post_id for b in mine if b.post_id is not None}
+                and ballot.replies_to
+                not in {b.post_id for b in self._of(ballot.voter) if b.post_id is not None}
             ):
                 raise _reject(policy, "change_not_reply", f"回复的是 {ballot.replies_to}")
         if ballot.proxy and asked > closes_at - policy.proxy_deadline:
@@ -697,8 +706,8 @@ class BallotBox:
                 raise _reject(policy, "accelerated")
             if asked > closes_at - policy.no_change_before_close:
                 raise _reject(policy, "last_hour")
-            if policy.max_changes is not None and len(mine) - 1 >= policy.max_changes:
-                raise _reject(policy, "change_limit", f"已改票{len(mine) - 1}次")
+            if policy.max_changes is not None and mine - 1 >= policy.max_changes:
+                raise _reject(policy, "change_limit", f"已改票{mine - 1}次")
         if ballot.is_change != is_change:
             ballot = replace(ballot, is_change=is_change)
         return BallotBox((*self.history, ballot), self.changes_voided)
@@ -904,11 +913,14 @@ def tally(
     # 2 for M08's 1.5-vote sheriff), so the loop adds ints; Fractions are made once, at the end.
     scale = math.lcm(1, *(w.denominator for w in (*given.values(), *added.values())))
     units = {who: w.numerator * (scale // w.denominator) for who, w in given.items()}
-    fractions = given
-    one = _ONE
+    # each weighted voter's (weight, units); everyone else weighs (1, scale): one lookup a step
+    weight_of = {who: (w, units[who]) for who, w in given.items()}
+    plain = (_ONE, scale)
+
+    known = _FRACTION_CACHE
 
     def fraction(n: int) -> Fraction:
-        return _fraction(n, scale)
+        return known.get((n, scale)) or _fraction(n, scale)
 
     shown_units: dict[str, int] = {}
     abstainers: list[str] = []
@@ -943,9 +955,9 @@ def tally(
         if voter in exclude:
             continue
         voted = b.target
-        old = holding.get(voter)
+        weight, weight_units = weight_of.get(voter, plain)
+        step = (b.at, i, voter, holding.get(voter), voted, weight, weight_units)
         holding[voter] = voted
-        step = (b.at, i, voter, old, voted, fractions.get(voter, one), units.get(voter, scale))
         steps.append(new_step(_Step, step))
         # announcement order: when the target got the vote that still counts for it
         if voted is not None and voted not in first_vote and final.get(voter) is b:

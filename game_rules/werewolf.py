@@ -12,6 +12,7 @@ catch it, so nothing runs after ``GameEnded``.
 
 from __future__ import annotations
 
+import operator
 from datetime import datetime, timedelta
 from fractions import Fraction
 from functools import lru_cache
@@ -69,6 +70,7 @@ DAY_SPAN = timedelta(days=1)
 
 
 _EMPTY_BOX = BallotBox()
+_VOTER = operator.attrgetter("voter")
 
 
 class _Ended(Exception):
@@ -95,6 +97,23 @@ def vote_policy_for(params: RulesetParams) -> VotePolicy:
     return policy
 
 
+_ISO: dict[datetime, str] = {}
+
+
+def iso_time(at: datetime) -> str:
+    """``at.isoformat()``, kept for naive times (a random game's synthetic ballot times repeat
+    from game to game; aware times are not cached: equal instants may differ in offset; nor
+    are datetime subclasses, whose text may differ)."""
+    if at.tzinfo is not None or type(at) is not datetime:
+        return at.isoformat()
+    text = _ISO.get(at)
+    if text is None:
+        if len(_ISO) >= 65536:
+            _ISO.clear()
+        text = _ISO[at] = at.isoformat()
+    return text
+
+
 @lru_cache(maxsize=256)
 def day_base(day: int) -> datetime:
     """Synthetic start of ``day`` for games played without timestamps."""
@@ -110,6 +129,7 @@ class WerewolfRuleset(Ruleset):
     def __init__(self, params: RulesetParams) -> None:
         super().__init__(params)
         self.policy = vote_policy_for(params)
+        self._decision_keys: frozenset[str] | None = None
         self.sheriff_weight = params.sheriff_weight or Fraction(1)
         self.day1_vote = str(params.extra.get("day1_vote", "elect"))
         if self.day1_vote not in {"elect", "elect_and_eliminate", "eliminate"}:
@@ -139,6 +159,10 @@ class WerewolfRuleset(Ruleset):
     def night_options(self, state: GameState, actor: str) -> list[Action]:
         """Legal night actions of ``actor``."""
         return []
+
+    def night_actors(self, state: GameState) -> list[str]:
+        """Living characters who may have night actions tonight (superset; seating order)."""
+        return state.living()
 
     def resolve_night(self, game: Game) -> None:
         """Resolve the night (defaults for missing actions first)."""
@@ -174,14 +198,15 @@ class WerewolfRuleset(Ruleset):
             return
 
     def _dispatch(self, game: Game, action: Action) -> None:
-        state = game.state
-        if isinstance(action, CastVote):
+        if type(action) is CastVote:  # the most frequent action by far
             self.cast_vote(game, action)
-        elif isinstance(action, UseSkill):
+            return
+        state = game.state
+        if isinstance(action, UseSkill):
             game.require_character(action.actor)
             if (action.actor, action.skill) in state.decisions:
                 self.decide(game, action)
-            elif action.skill in self.decision_handlers():
+            elif action.skill in self.decision_keys():
                 raise PendingDecisionError(
                     "no_open_decision", f"{action.actor}现在没有需要决定的<{action.skill}>"
                 )
@@ -209,6 +234,10 @@ class WerewolfRuleset(Ruleset):
             self.schedule_day(game, action)
         else:
             raise IllegalActionError("unknown_action", f"unknown action {action!r}")
+
+    folded_events: ClassVar[frozenset[type[Event]] | None] = frozenset(
+        {VoteCast, PhaseStarted, FlagSet}
+    )
 
     def fold(self, state: GameState, event: Event) -> None:
         """Fold the vote box and per-phase flags (kept in ``state.flags``)."""
@@ -319,8 +348,7 @@ class WerewolfRuleset(Ruleset):
             policy=self.policy,
             closes_at=closes_at,
             accelerated=bool(flags.get("accelerated")),
-            voters=self.voters(state),
-            candidates=alive,
+            # voter and target were checked above (same rules, the engine's own errors)
         )
         if len(new_box.history) > len(box.history):
             kept = new_box.history[-1]  # as the box recorded it (a conditional 代投 = 弃权)
@@ -331,7 +359,7 @@ class WerewolfRuleset(Ruleset):
             voter,
             kept.target,
             state.day,
-            at.isoformat(),
+            iso_time(at),
             a.proxy,
             kept.is_change,
             a.post_id,
@@ -349,7 +377,8 @@ class WerewolfRuleset(Ruleset):
         weights: dict[str, Fraction] = {}
         if state.sheriff is not None and state.sheriff in state.alive:
             weights[state.sheriff] = self.sheriff_weight
-        exclude = [v for v in box.current() if v not in state.alive]
+        alive = state.alive
+        exclude = [v for v in set(map(_VOTER, box.history)) if v not in alive]
         return tally(box, weights, self.hidden_extra(state), exclude=exclude)
 
     @staticmethod
@@ -489,6 +518,13 @@ class WerewolfRuleset(Ruleset):
         return {
             "succession": (self.take_succession, self.default_succession, self.succession_options)
         }
+
+    def decision_keys(self) -> frozenset[str]:
+        """The keys of :meth:`decision_handlers` (asked on every skill; built once)."""
+        keys = self._decision_keys
+        if keys is None:
+            keys = self._decision_keys = frozenset(self.decision_handlers())
+        return keys
 
     def open_decision(self, game: Game, actor: str, decision: str, prompt: str) -> None:
         """Open a decision the rules require of ``actor``."""
@@ -698,6 +734,20 @@ class WerewolfRuleset(Ruleset):
             elif actor in state.alive:
                 return self.night_options(state, actor)  # a fresh list: asked very often
         return out
+
+    def pending_actors(self, state: GameState) -> list[str]:
+        """Who may act now: open decisions' actors, tonight's skill holders, today's voters."""
+        if state.ended:
+            return []
+        if state.decisions:
+            waiting = {who for who, _ in state.decisions}
+            return [c for c in state.characters if c in waiting]
+        if state.phase == NIGHT and not state.flags.get("night_closed"):
+            return self.night_actors(state)
+        if state.phase == DAY and not state.flags.get("day_closed"):
+            voters = self.voters(state)
+            return [c for c in state.characters if c in voters]
+        return state.living()  # other phases (wa004's start) answer for the living
 
     def vote_options(self, state: GameState, actor: str) -> list[Action]:
         """Ballots ``actor`` may cast now (first ballot, or a change within the limit)."""
