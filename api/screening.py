@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from moderation.rules import is_water
 from moderation.screen import AUTO, PostTooLargeError, Screener
 
 __all__ = ["NON_VIOLATIONS", "PostTooLargeError", "Screened", "finding_to_dict", "screen_posts"]
@@ -79,10 +78,6 @@ def screen_posts(ruleset: str, texts: Sequence[str], use_classifier: bool = True
     """Screen ``texts`` under ``ruleset``'s articles (raises ``PostTooLargeError`` over 64 KiB)."""
     if not texts:
         return []
-    raw = screener(ruleset, use_classifier).screen_many(list(texts))
-    out = []
-    for text, findings in zip(texts, raw, strict=True):
-        dicts = [finding_to_dict(f) for f in findings]
-        water = any(f["category"] == "water" for f in dicts) or is_water(text)
-        out.append(Screened(dicts, water))
-    return out
+    # Each post is normalised once: the screener reports the water flag from the same views.
+    results = screener(ruleset, use_classifier).screen_posts(list(texts))
+    return [Screened([finding_to_dict(f) for f in r.findings], r.water) for r in results]

@@ -17,6 +17,7 @@ from typing import Any
 
 _LAZY = {
     "Screener": "moderation.screen",
+    "ScreenResult": "moderation.screen",
     "Finding": "moderation.screen",
     "Article": "moderation.screen",
     "PostTooLargeError": "moderation.screen",

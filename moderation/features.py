@@ -161,12 +161,24 @@ def _pypinyin_tables() -> tuple[re.Pattern[str], Any, dict[str, Any]]:
     return chunks, prefixes, PHRASES_DICT
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _segment_pinyin(segment: str) -> tuple[str, ...]:
-    """``lazy_pinyin`` of one phrase-dictionary word or one character (a bounded set: cached)."""
-    from pypinyin import lazy_pinyin
+class _SegmentPinyin(dict[str, tuple[str, ...]]):
+    """``lazy_pinyin`` of one phrase-dictionary word or one character (a bounded set: cached).
 
-    return tuple(lazy_pinyin(segment))
+    A dict that fills itself, so a known segment costs one C-level lookup (``lru_cache`` spent
+    more on its bookkeeping than on the lookup).
+    """
+
+    def __missing__(self, segment: str) -> tuple[str, ...]:
+        from pypinyin import lazy_pinyin
+
+        value = tuple(lazy_pinyin(segment))
+        if len(self) < _SEGMENT_LIMIT:
+            self[segment] = value
+        return value
+
+
+_SEGMENT_LIMIT = 1 << 16
+_segment_pinyin = _SegmentPinyin().__getitem__
 
 
 def _phrase_segments(chunk: str, prefixes: Any, phrases: dict[str, Any]) -> list[str]:
@@ -188,8 +200,10 @@ def _phrase_segments(chunk: str, prefixes: Any, phrases: dict[str, Any]) -> list
             out.append(chunk[pos])
             pos += 1
             continue
-        last_valid = 0
-        for end in range(pos + 1, n + 1):
+        # chunk[pos] is a prefix too (the prefix set holds every prefix of every phrase): start
+        # the scan at two characters, already known to be a prefix
+        last_valid = pos + 1 if chunk[pos] in phrases else 0
+        for end in range(pos + 2, n + 1):
             word = chunk[pos:end]
             if word in prefixes:
                 if word in phrases:

@@ -481,11 +481,13 @@ class NormalizedText:
         """
         return self.folded.translate(_INITIALS)
 
-    @cached_property
+    @property
     def sound(self) -> str:
         """One private-use code point per Han syllable (first reading); letters/digits as is.
 
-        Same length as ``folded``, so its indices are folded indices.
+        Same length as ``folded``, so its indices are folded indices. Not cached: the lexicon
+        matcher reads it once per post, and one ``str.translate`` costs less than
+        ``cached_property``'s lock.
         """
         return self.folded.translate(_SOUND_LAYERS[0])
 

@@ -145,15 +145,18 @@ class PatternMatcher:
 def required_literals(regex: str) -> frozenset[str] | None:
     """Strings one of which every match of ``regex`` contains; None when none can be named.
 
-    Read from the parsed regex: a run of literal characters, or an alternation whose every branch
-    has required literals, or a group or a repeat of at least one of those, all outside any
-    optional part, look-around or case-insensitive scope. Of the candidates in a sequence the one
-    with the longest shortest string is kept (the most selective pre-filter).
+    Read from the parsed regex: a run of literal characters, a set of plain characters, an
+    alternation whose every branch has required literals, or a group or a repeat of at least one
+    of those, all outside any optional part, look-around or case-insensitive scope. Of the
+    candidates in a sequence the one with the longest shortest string is kept (the most selective
+    pre-filter).
 
     >>> sorted(required_literals("(?:拿|用)(?:我的?)?(?:人格|人品)(?:来)?担保"))
     ['担保']
     >>> sorted(required_literals("(?:拿|用)(?:人格|名誉)"))
     ['人格', '名誉']
+    >>> sorted(required_literals("[!！]{4,}"))
+    ['!', '！']
     >>> required_literals("(?i:qq)[0-9]+") is None, required_literals("a?b*") is None
     (True, True)
     """
@@ -203,6 +206,9 @@ def _item_literals(op: Any, av: Any) -> frozenset[str] | None:
         return _sequence_literals(list(sub)) if low >= 1 else None
     if op is _ATOMIC_GROUP:
         return _sequence_literals(list(av))
+    if op is _constants.IN and av and all(item is _constants.LITERAL for item, _ in av):
+        # a set of plain characters ([!！], or 我|俺 as the parser compiles it): one of them
+        return frozenset(chr(code) for _, code in av)
     return None
 
 

@@ -40,7 +40,7 @@ from lexicons.loader import (
 from moderation.lexicon import Candidate, default_matcher, lexicon_hits, remember_hits
 from moderation.normalize import NormalizedText, normalize
 from moderation.patterns import default_patterns
-from moderation.rules import font_candidates, water_candidate
+from moderation.rules import font_candidates, is_water, water_span
 
 __all__ = [
     "ALL_CATEGORIES",
@@ -50,6 +50,7 @@ __all__ = [
     "Article",
     "Finding",
     "PostTooLargeError",
+    "ScreenResult",
     "Screener",
     "Severity",
     "UnknownRulesetError",
@@ -157,6 +158,18 @@ class Finding:
         }
 
 
+@dataclass(frozen=True)
+class ScreenResult:
+    """One post's findings and whether it is a 纯水帖 (:func:`moderation.rules.is_water`).
+
+    ``water`` is reported under every ruleset (the lurking counts need it); a ``water`` finding
+    appears in ``findings`` only where the ruleset tracks it (wa004).
+    """
+
+    findings: list[Finding]
+    water: bool
+
+
 class Classifier(Protocol):
     """What the screener needs from :class:`moderation.classifier.PostClassifier`."""
 
@@ -223,6 +236,15 @@ def _post_size(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
+def _check_post(text: object, index: int | None) -> None:
+    """Refuse a non-string or a post above :data:`MAX_POST_BYTES` (``index``: its batch place)."""
+    if not isinstance(text, str):
+        raise TypeError(f"post #{(index or 0) + 1} is {type(text).__name__}, not str")
+    size = _post_size(text)
+    if size > MAX_POST_BYTES:
+        raise PostTooLargeError(size, index=index)
+
+
 class Screener:
     """Screens posts under one ruleset.
 
@@ -248,6 +270,9 @@ class Screener:
         self.min_confidence = min_confidence
         self._matcher = default_matcher()
         self._patterns = default_patterns()
+        # (category, article key) -> the clause cited and its severity, or None when the ruleset
+        # does not forbid the category; filled on first use, read for every finding
+        self._cited: dict[tuple[str, str], tuple[Article, Severity] | None] = {}
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -260,67 +285,126 @@ class Screener:
         Raises :class:`PostTooLargeError` above :data:`MAX_POST_BYTES` and :class:`TypeError`
         for a non-string.
         """
-        return self.screen_many([text])[0]
+        return self._screen_one(text)[0]
 
     def screen_many(self, texts: Sequence[str]) -> list[list[Finding]]:
         """Findings for each post; the classifier (if any) runs once over the whole batch."""
+        return [r.findings for r in self.screen_posts(texts)]
+
+    def screen_post(self, text: str) -> ScreenResult:
+        """Findings for one post and whether it is a 纯水帖, from one normalisation.
+
+        The water flag is :func:`moderation.rules.is_water` of the post whatever the ruleset
+        (only wa004 reports water as a finding), so callers need not normalise the post again.
+
+        >>> r = Screener("m08", classifier=None).screen_post("顶！！！")
+        >>> r.findings, r.water
+        ([], True)
+        """
+        findings, water = self._screen_one(text)
+        return ScreenResult(findings, water)
+
+    def screen_posts(self, texts: Sequence[str]) -> list[ScreenResult]:
+        """:meth:`screen_post` for many posts; the classifier (if any) runs once over the batch.
+
+        Every post is checked before any is screened: one post too large (its index is named)
+        or not a string fails the whole batch.
+        """
         for i, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise TypeError(f"post #{i + 1} is {type(text).__name__}, not str")
-            size = _post_size(text)
-            if size > MAX_POST_BYTES:
-                raise PostTooLargeError(size, index=i if len(texts) > 1 else None)
+            _check_post(text, i if len(texts) > 1 else None)
         normalized = [normalize(t) for t in texts]
-        prepared = getattr(self.classifier, "predict_prepared", None)
-        hits: list[tuple[tuple[str, str], ...]] = []
-        results = [self._rule_findings(nt, hits if prepared else None) for nt in normalized]
+        hits: list[tuple[tuple[str, str], ...]] | None = [] if self._prepared is not None else None
+        rules = [self._rule_findings(nt, hits) for nt in normalized]
         if self.classifier is not None and texts:
-            probs = self._predict(texts, normalized, hits)
+            probs = self._predict(texts, normalized, hits or [])
             if probs is not None:
-                for text, found, p in zip(texts, results, probs, strict=True):
-                    extra = self._classifier_findings(text, found, p)
-                    if extra:
-                        found.extend(extra)
-                        found.sort(key=lambda f: (f.start, -f.end, f.category))
+                for text, (found, _), p in zip(texts, rules, probs, strict=True):
+                    self._add_classifier_findings(text, found, p)
         if self.min_confidence > 0:
-            results = [[f for f in r if f.confidence >= self.min_confidence] for r in results]
-        return results
+            low = self.min_confidence
+            return [ScreenResult([f for f in r if f.confidence >= low], w) for r, w in rules]
+        return [ScreenResult(found, water) for found, water in rules]
 
     # -- internals ------------------------------------------------------------------------------
 
+    def _screen_one(self, text: str) -> tuple[list[Finding], bool]:
+        """Findings and water flag of one post (the single-post path of :meth:`screen_posts`)."""
+        _check_post(text, None)
+        nt = normalize(text)
+        hits: list[tuple[tuple[str, str], ...]] | None = [] if self._prepared is not None else None
+        found, water = self._rule_findings(nt, hits)
+        if self.classifier is not None:
+            probs = self._predict([text], [nt], hits or [])
+            if probs is not None:
+                self._add_classifier_findings(text, found, probs[0])
+        if self.min_confidence > 0:
+            found = [f for f in found if f.confidence >= self.min_confidence]
+        return found, water
+
+    @property
+    def _prepared(self) -> Any:
+        """The classifier's ``predict_prepared`` (reuses normalisation and hits), if it has one."""
+        return getattr(self.classifier, "predict_prepared", None)
+
     def _rule_findings(
         self, nt: NormalizedText, hits: list[tuple[tuple[str, str], ...]] | None
-    ) -> list[Finding]:
-        """Rule findings of one post; its lexicon hits go to ``hits`` (or the shared memo)."""
+    ) -> tuple[list[Finding], bool]:
+        """A post's rule findings and water flag; its lexicon hits go to ``hits`` (or the memo)."""
         cands = self._matcher.candidates(nt)
         cands += self._patterns.candidates(nt)
         if hits is not None:
             hits.append(lexicon_hits(cands))  # the classifier's lexicon features reuse them
         elif self.classifier is not None:
             remember_hits(nt.original, cands)  # a plain predict(texts) finds them there
-        cands += font_candidates(nt.original)
-        water = water_candidate(nt)
-        if water is not None:
-            cands.append(water)
-        findings = [f for c in cands if (f := self._finding(nt.original, c)) is not None]
-        return _merge(findings, nt.original)
+        original = nt.original
+        if "[" in original or "<" in original:
+            cands += font_candidates(original)
+        water = is_water(nt)
+        if water:
+            cands.append(water_span(nt))
+        if not cands:
+            return [], water
+        findings = [f for c in cands if (f := self._finding(original, c)) is not None]
+        if len(findings) < 2:
+            return findings, water
+        return _merge(findings, original), water
+
+    def _add_classifier_findings(
+        self, text: str, found: list[Finding], probs: Mapping[str, float]
+    ) -> None:
+        extra = self._classifier_findings(text, found, probs)
+        if extra:
+            found.extend(extra)
+            found.sort(key=lambda f: (f.start, -f.end, f.category))
 
     def _finding(self, original: str, c: Candidate) -> Finding | None:
-        cat = self.articles.categories.get(c.category)
-        if cat is None:
+        key = (c.category, c.article)
+        if key in self._cited:
+            cited = self._cited[key]
+        else:
+            cited = self._cited[key] = self._cite(c.category, c.article)
+        if cited is None:
             return None
-        art = cat.articles.get(c.article) or cat.articles[cat.default]
+        article, severity = cited
         return Finding(
             category=c.category,
-            article=Article(self.ruleset, art.code, art.text),
+            article=article,
             start=c.start,
             end=c.end,
             match=original[c.start : c.end],
             term=c.term,
             via=c.via,
             confidence=c.confidence,
-            severity=art.severity or cat.severity,
+            severity=severity,
         )
+
+    def _cite(self, category: str, article_key: str) -> tuple[Article, Severity] | None:
+        """The ruleset's clause and severity for a candidate's article key (None: not forbidden)."""
+        cat = self.articles.categories.get(category)
+        if cat is None:
+            return None
+        art = cat.articles.get(article_key) or cat.articles[cat.default]
+        return Article(self.ruleset, art.code, art.text), art.severity or cat.severity
 
     def _predict(
         self,

@@ -79,3 +79,22 @@ def test_required_literals_reads_the_regex() -> None:
     assert required_literals("a|b?") is None
     assert required_literals("(?=ab)c") == frozenset({"c"})
     assert required_literals("(?<=ab)") is None
+
+
+def test_prefilter_is_exact_for_character_set_patterns() -> None:
+    # patterns whose required literal is a set of characters ([!！]{4,}, 我|俺 compiled to [我俺])
+    matcher = default_patterns()
+    texts = [
+        "！！！！",
+        "!!!!到底是谁",
+        "???？？",
+        "啊啊啊啊啊",
+        "烦烦烦烦",
+        "我今年18岁了，老了熬不动",
+        "俺都三十了",
+        "没有感叹号的普通发言",
+    ]
+    for text in texts:
+        nt = normalize(text)
+        assert matcher.candidates(nt) == matcher.candidates(nt, prefilter=False), text
+    assert sorted(required_literals("[!！]{4,}|[?？]{5,}") or ()) == ["!", "?", "！", "？"]
