@@ -19,6 +19,11 @@ Concepts
   ``DeadlinePassed``, ``LeaveLastWords``, ``Eject``, ``Substitute``, ``DeclareFactionLost``,
   ``ScheduleDay``). ``Game.apply(action)`` validates, then emits events; an illegal action raises a
   ``GameRuleError`` subclass naming the rule and leaves the game unchanged.
+  ``Game.legal_actions(actor)`` lists what a character (votes, night skills, decisions) or the
+  director (``actor=None``: decisions' choices, ``DeadlinePassed``, ``CloseDay``, ``EndNight``)
+  may do now; ``Game.director_actions()`` lists the director's discretionary ones (``Eject``,
+  ``Substitute``, ``DeclareFactionLost``, ``ScheduleDay``, ``LeaveLastWords``), free text as the
+  placeholders ``DIRECTOR_CAUSE_PLACEHOLDER`` ... that the director replaces.
 * **Views** (``views.py``): public / per-character / director; built only from each event's scope.
 * **Randomness** (``randomness.py``): one seed; commitment = SHA-256(seed + deal) published at the
   start, seed revealed by ``GameEnded``.
@@ -54,11 +59,12 @@ How a ruleset plugs in
    last words, decisions, red cards and deadlines) decorated with ``@register_engine`` and with
    ``engine = "<id>"``. Implement ``start(game)``, ``handle(game, action)``,
    ``legal_actions(state, actor)``, ``eject(game, action)`` and ``check_end(game)``; optionally
-   ``deal``, ``fold`` (for the engine's own event classes, registered with
-   ``@register_event`` and listed in ``own_events``) and ``visible_role``. Hooks read
-   ``game.state`` and change it only with ``game.emit(event)``; validate before emitting (the
-   game rolls back anyway if a hook raises midway). Random picks: ``game.random(label)``. End the
-   game with ``game.end(winner, results, reason)``.
+   ``validate_faction_loss`` and ``director_actions`` (when the engine's 判负, red-card or 替补
+   rules differ from the base), ``deal``, ``fold`` (for the engine's own event classes,
+   registered with ``@register_event`` and listed in ``own_events``) and ``visible_role``.
+   Hooks read ``game.state`` and change it only with ``game.emit(event)``; validate before
+   emitting (the game rolls back anyway if a hook raises midway). Random picks:
+   ``game.random(label)``. End the game with ``game.end(winner, results, reason)``.
 3. Add the module to ``registry.ENGINE_MODULES`` (``"wa004": "game_rules.wa004"``) so that it is
    imported lazily on first use, and ``new_game("<id>", ...)`` works.
 
@@ -69,6 +75,10 @@ Per-character bookkeeping without new event classes: ``StatusSet(character, key,
 from __future__ import annotations
 
 from game_rules.actions import (
+    DIRECTOR_CAUSE_PLACEHOLDER,
+    FACTION_LOSS_PLACEHOLDER,
+    LAST_WORDS_PLACEHOLDER,
+    SUBSTITUTE_PLAYER_PLACEHOLDER,
     Action,
     CastVote,
     CloseDay,
@@ -109,6 +119,10 @@ from game_rules.state import Elimination, GameState
 from game_rules.views import CharacterView, DirectorView, PublicView
 
 __all__ = [
+    "DIRECTOR_CAUSE_PLACEHOLDER",
+    "FACTION_LOSS_PLACEHOLDER",
+    "LAST_WORDS_PLACEHOLDER",
+    "SUBSTITUTE_PLAYER_PLACEHOLDER",
     "Action",
     "CastVote",
     "CharacterView",

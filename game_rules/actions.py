@@ -122,6 +122,18 @@ class DeclareFactionLost:
     reason: str
 
 
+#: Free text in the actions :meth:`~game_rules.game.Game.director_actions` lists: the director
+#: replaces it before applying (the engine accepts the placeholder as given, so a listed action
+#: is always legal; the same convention as M08's kill proposals, listed with the reason 刀人).
+DIRECTOR_CAUSE_PLACEHOLDER = "（请填写原因）"
+#: the 替补 player's name in a listed :class:`Substitute`
+SUBSTITUTE_PLAYER_PLACEHOLDER = "（请填写替补玩家）"
+#: the 判负 reason in a listed :class:`DeclareFactionLost`
+FACTION_LOSS_PLACEHOLDER = "（请填写判负原因）"
+#: the text of a listed :class:`LeaveLastWords` (its ``None`` form, 放弃遗言, is listed too)
+LAST_WORDS_PLACEHOLDER = "（请填写遗言）"
+
+
 Action = (
     CastVote
     | ScheduleDay

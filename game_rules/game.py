@@ -180,6 +180,26 @@ class Game:
             return []
         return self.ruleset.legal_actions(self._state, actor)
 
+    def director_actions(self) -> list[Action]:
+        """The director's discretionary actions legal now, which :meth:`legal_actions` leaves out.
+
+        Red cards (``Eject``, also with ``faction_loses``), 替补 (``Substitute``), 判负
+        (``DeclareFactionLost``), by day ``ScheduleDay`` (加速 on or off; a closing time is any
+        time, so none is listed) and the last words of open rights (``LeaveLastWords``, and its
+        ``None`` form). Free text is a placeholder (``actions.DIRECTOR_CAUSE_PLACEHOLDER``...)
+        that the director replaces; every listed action, placeholders as given, is accepted by
+        :meth:`apply`. Empty once the game has ended.
+
+        >>> g = new_game("m08", [f"P{i:02}" for i in range(1, 12)], seed="doc")
+        >>> g.director_actions()[1]
+        Eject(character='P01', cause='（请填写原因）', faction_loses=True)
+        >>> g.legal_actions()  # unchanged: the day's close only
+        [CloseDay(at=None)]
+        """
+        if self._state.ended:
+            return []
+        return self.ruleset.director_actions(self._state)
+
     def pending_actors(self) -> list[str]:
         """Characters who may act now, in seating order: whoever is not listed has no legal action.
 

@@ -245,7 +245,7 @@ class M72(WerewolfRuleset):
         out: list[Action] = []
         if not skills:
             return out
-        living = state.living()
+        living = state.living_tuple()
         for skill in skills:
             if not self._skill_open(state, actor, skill):
                 continue
@@ -255,7 +255,7 @@ class M72(WerewolfRuleset):
             elif skill == "divine":
                 targets = [t for t in living if t != actor]
             else:
-                targets = living
+                targets = living  # type: ignore[assignment]
             shared = _OPTIONS
             out.extend([shared.get((actor, skill, t)) or _option(actor, skill, t) for t in targets])
         return out

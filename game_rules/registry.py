@@ -12,9 +12,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from game_rules.actions import (
+    DIRECTOR_CAUSE_PLACEHOLDER,
+    FACTION_LOSS_PLACEHOLDER,
+    LAST_WORDS_PLACEHOLDER,
+    SUBSTITUTE_PLAYER_PLACEHOLDER,
     Action,
     DeclareFactionLost,
     Eject,
+    LeaveLastWords,
+    ScheduleDay,
     Substitute,
 )
 from game_rules.errors import (
@@ -26,7 +32,7 @@ from game_rules.errors import (
 )
 from game_rules.events import Event, FactionLost, Substituted
 from game_rules.params import RulesetParams, load_params
-from game_rules.state import GameState
+from game_rules.state import DAY, GameState
 
 if TYPE_CHECKING:
     import random
@@ -63,10 +69,20 @@ def engine_class(engine: str) -> type[Ruleset]:
         raise UnknownRulesetError(message=f"no engine {engine!r}") from None
 
 
+# engines hold only their (frozen) params and values derived from them, so games share one
+_SHARED: dict[str, tuple[RulesetParams, type[Ruleset], Ruleset]] = {}
+
+
 def get_ruleset(ruleset_id: str, overrides: Mapping[str, Any] | None = None) -> Ruleset:
     """The ruleset ``ruleset_id`` (params from its YAML file plus ``overrides``), ready to play."""
     params = load_params(ruleset_id, overrides)
-    return engine_class(params.engine)(params)
+    cls = engine_class(params.engine)
+    if overrides:
+        return cls(params)
+    shared = _SHARED.get(ruleset_id)
+    if shared is None or shared[0] is not params or shared[1] is not cls:
+        shared = _SHARED[ruleset_id] = (params, cls, cls(params))
+    return shared[2]
 
 
 class Ruleset:
@@ -156,12 +172,68 @@ class Ruleset:
 
     def declare_lost(self, game: Game, action: DeclareFactionLost) -> None:
         """The director judges a faction lost; then the ruleset's end check runs."""
-        if action.faction not in self.params.factions:
-            raise InvalidTargetError("unknown_faction", f"unknown faction {action.faction!r}")
-        if action.faction in game.state.lost:
-            raise InvalidTargetError("already_lost", f"{action.faction} already lost")
+        self.validate_faction_loss(game.state, action.faction)
         game.emit(FactionLost(action.faction, action.reason))
         self.check_end(game)
+
+    def validate_faction_loss(self, state: GameState, faction: str) -> None:
+        """Raise unless ``faction`` may be declared lost now (判负, alone or with a red card).
+
+        Base: a faction of the ruleset not lost yet. Engines add their own limits (M72: never
+        the last faction standing).
+        """
+        if faction not in self.params.factions:
+            raise InvalidTargetError("unknown_faction", f"unknown faction {faction!r}")
+        if faction in state.lost:
+            raise InvalidTargetError("already_lost", f"{faction} already lost")
+
+    def director_actions(self, state: GameState) -> list[Action]:
+        """The director's discretionary actions legal now (see
+        :meth:`~game_rules.game.Game.director_actions`), free text as the placeholders of
+        :mod:`game_rules.actions`.
+
+        In this order: a red card for every character, the eliminated too (the seeds: 红牌也可以
+        针对已出局的……玩家), each followed by its ``faction_loses`` variant while
+        :meth:`validate_faction_loss` allows that faction's 判负; 替补 for every character not yet
+        substituted; 判负 of every faction that may lose; by day until the vote closes (the
+        ``day_closed`` flag of the shared day machinery), one ``ScheduleDay`` switching 加速 on,
+        or off again (M72: 延迟成功时，不再视为执行加速) — a closing time is any time, so none is
+        listed; then the last words of every open right, and their ``None`` form (放弃遗言).
+
+        An engine whose red-card, 替补 or day rules differ overrides this.
+        """
+        if state.ended:
+            return []
+        may_lose = {f for f in self.params.factions if self._may_lose(state, f)}
+        out: list[Action] = []
+        for c in state.characters:
+            out.append(Eject(c, DIRECTOR_CAUSE_PLACEHOLDER))
+            if state.factions[c] in may_lose:
+                out.append(Eject(c, DIRECTOR_CAUSE_PLACEHOLDER, faction_loses=True))
+        out.extend(
+            Substitute(c, SUBSTITUTE_PLAYER_PLACEHOLDER)
+            for c in state.characters
+            if c not in state.substituted
+        )
+        out.extend(
+            DeclareFactionLost(f, FACTION_LOSS_PLACEHOLDER)
+            for f in self.params.factions
+            if f in may_lose
+        )
+        if state.phase == DAY and not state.flags.get("day_closed"):
+            out.append(ScheduleDay(accelerated=not state.flags.get("accelerated")))
+        given = state.last_words_given
+        for c in state.last_words_granted:
+            if c not in given:
+                out += [LeaveLastWords(c, LAST_WORDS_PLACEHOLDER), LeaveLastWords(c, None)]
+        return out
+
+    def _may_lose(self, state: GameState, faction: str) -> bool:
+        try:
+            self.validate_faction_loss(state, faction)
+        except GameRuleError:
+            return False
+        return True
 
     def eject(self, game: Game, action: Eject) -> None:
         """红牌罚下 with this ruleset's timing and consequences (*must* for playable rulesets)."""

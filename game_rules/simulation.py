@@ -101,6 +101,21 @@ def replay_actions(ruleset_id: str, seed: int | str, actions: Iterable[Action]) 
     return game
 
 
+# CastVote values are immutable: a random game's ballots are drawn from a small set, built once
+_BALLOTS: dict[tuple[str, str | None, bool], CastVote] = {}
+
+
+def _ballot(voter: str, target: str | None, is_change: bool) -> CastVote:
+    """``CastVote(voter, target, is_change=is_change)``, shared (bounded cache)."""
+    key = (voter, target, is_change)
+    ballot = _BALLOTS.get(key)
+    if ballot is None:
+        if len(_BALLOTS) >= 16384:
+            _BALLOTS.clear()
+        ballot = _BALLOTS[key] = CastVote(voter, target, is_change=is_change)
+    return ballot
+
+
 class _Playout:
     """One random game in progress: the game, the random source, the policy, the record."""
 
@@ -165,19 +180,21 @@ class _Playout:
 
     def day(self) -> None:
         # any living character (or 弃权) is a legal ballot, so targets are drawn directly
-        state, rng, policy = self.state, self.rng, self.policy
+        state, policy = self.state, self.policy
+        draw = self.rng.random
         living = state.living()  # no one leaves while the day's votes are cast
+        n = len(living)
         for voter in living:
             if state.ended or state.phase != DAY:
                 return
-            target = None if rng.random() < policy.abstain else rng.choice(living)
-            self.attempt(CastVote(voter, target))
+            target = None if draw() < policy.abstain else living[int(draw() * n)]
+            self.attempt(_ballot(voter, target, False))
         if policy.change_vote:
             for voter in state.living():
                 if state.ended or state.phase != DAY:
                     return
-                if rng.random() < policy.change_vote:
-                    self.attempt(CastVote(voter, rng.choice(living), is_change=True))
+                if draw() < policy.change_vote:
+                    self.attempt(_ballot(voter, living[int(draw() * n)], True))
         if not state.ended and state.phase == DAY and not state.decisions:
             self.apply(CloseDay())
 
@@ -191,7 +208,7 @@ class _Playout:
                     return
                 options = game.legal_actions(actor)
                 if options and rng.random() < self.policy.act_at_night:
-                    self.apply(rng.choice(options))
+                    self.apply(options[int(rng.random() * len(options))])
                     acted = True
             if not acted:
                 break

@@ -104,7 +104,7 @@ class GameState:
         self.roles: dict[str, str] = {}
         self.factions: dict[str, str] = {}
         self.alive: set[str] = set(characters)
-        self._living: list[str] | None = None  # seating-order cache, reset by each elimination
+        self._living: tuple[str, ...] | None = None  # seating-order cache, reset by eliminations
         self.eliminations: list[Elimination] = []
         self.phase = SETUP
         self.day = 0
@@ -139,10 +139,15 @@ class GameState:
 
     def living(self) -> list[str]:
         """Living characters in seating (creation) order."""
-        if self._living is None:
+        return list(self.living_tuple())
+
+    def living_tuple(self) -> tuple[str, ...]:
+        """:meth:`living` as a shared tuple (no copy: for the engine's hot paths)."""
+        living = self._living
+        if living is None:
             alive = self.alive
-            self._living = [c for c in self.characters if c in alive]
-        return list(self._living)
+            living = self._living = tuple(c for c in self.characters if c in alive)
+        return living
 
     def role(self, character: str) -> str:
         """The character's current role key."""

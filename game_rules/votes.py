@@ -751,8 +751,7 @@ def format_votes(n: Fraction) -> str:
 
 
 class _Step(NamedTuple):
-    """One counted ballot replayed by :meth:`Tally.first_to_reach_top` (a light record: a tally
-    makes one per ballot of the day)."""
+    """One counted ballot replayed by :meth:`Tally.first_to_reach_top` (made on demand)."""
 
     at: datetime | None  # None: before any ballot (extra votes)
     order: int
@@ -772,7 +771,8 @@ class Tally:
     these); ``shown``: what is announced (no extra); ``abstentions``: weighted 弃权 total;
     ``abstainers``: who abstained. ``count_units`` / ``shown_units`` are ``counts`` / ``shown``
     exactly, as integers in units of ``1/scale`` (``scale`` 2 when a weight is 1.5): comparing
-    and ordering them needs no fraction arithmetic.
+    and ordering them needs no fraction arithmetic. ``history`` is the box's counting ballots in
+    time order (``excluded`` voters' too), from which :attr:`steps` replays the counted ones.
     """
 
     counts: Mapping[str, Fraction]
@@ -780,14 +780,36 @@ class Tally:
     abstentions: Fraction
     abstainers: tuple[str, ...]
     first_vote: Mapping[str, int]
-    steps: tuple[_Step, ...]
     extra: Mapping[str, Fraction]
     count_units: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
     shown_units: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
     scale: int = field(default=1, repr=False, compare=False)
+    history: tuple[Ballot, ...] = field(default=(), repr=False)
+    weights: Mapping[str, Fraction] = field(default_factory=dict, repr=False)
+    excluded: frozenset[str] = field(default=frozenset(), repr=False)
+    step_count: int = field(default=0, repr=False, compare=False)
+
+    @property
+    def steps(self) -> tuple[_Step, ...]:
+        """The counted ballots in the order they were cast, each with its voter's previous target
+        and weight (made on demand: only 最先获得 replays them)."""
+        scale = self.scale
+        weights = self.weights
+        excluded = self.excluded
+        steps: list[_Step] = []
+        holding: dict[str, str | None] = {}
+        for i, b in enumerate(self.history):
+            voter = b.voter
+            if voter in excluded:
+                continue
+            weight = weights.get(voter, _ONE)
+            units = weight.numerator * (scale // weight.denominator)
+            steps.append(_Step(b.at, i, voter, holding.get(voter), b.target, weight, units))
+            holding[voter] = b.target
+        return tuple(steps)
 
     def _order(self, units: Mapping[str, int]) -> list[str]:
-        big = len(self.steps) + 1
+        big = self.step_count + 1
         first = self.first_vote
         return sorted(units, key=lambda t: (-units[t], first.get(t, big), t))
 
@@ -817,9 +839,10 @@ class Tally:
             return tops[0]
         scale = self.scale
         goal = self.count_units[tops[0]]
+        steps = self.steps
         running = {t: w.numerator * (scale // w.denominator) for t, w in self.extra.items()}
         reached: dict[str, int] = {t: -1 for t in tops if running.get(t, 0) >= goal}
-        for step in self.steps:
+        for step in steps:
             if step.old is not None:
                 running[step.old] = running.get(step.old, 0) - step.units
                 if sustained and running[step.old] < goal:
@@ -829,7 +852,12 @@ class Tally:
                 if step.new in tops and running[step.new] >= goal and step.new not in reached:
                     reached[step.new] = step.order
         rank = {t: i for i, t in enumerate(tops)}
-        return min(tops, key=lambda t: (reached.get(t, len(self.steps)), rank[t]))
+        return min(tops, key=lambda t: (reached.get(t, len(steps)), rank[t]))
+
+    def count_texts(self) -> dict[str, str]:
+        """``counts`` as ``str(Fraction)`` writes them (``"3"``, ``"3/2"``), per target."""
+        scale = self.scale
+        return {t: _count_text(n, scale) for t, n in self.count_units.items()}
 
     def announcement(self) -> str:
         """The seeds' public form: one "XX获得X票" line per target, most votes first.
@@ -848,17 +876,46 @@ class Tally:
         包子获得1.5票
         弃权1票
         """
+        units = self.shown_units
+        scale = self.scale
         lines = [
-            f"{t}获得{format_votes(self.shown[t])}票"
+            f"{t}获得{_votes_text(units[t], scale)}票"
             # ordered on the shown counts alone: the hidden extra must not show through the order
-            for t in self._order(self.shown_units)
-            if self.shown_units[t] > 0
+            for t in self._order(units)
+            if units[t] > 0
         ]
         if self.abstainers:
             lines.append(f"{ABSTAIN_WORD}{format_votes(self.abstentions)}票")
         if not lines:
             return "本日无有效投票"
         return "\n".join(lines)
+
+
+# texts of the few small counts that tallies print over and over: (units, scale) -> text
+_VOTES_TEXT: dict[tuple[int, int], str] = {}
+_COUNT_TEXT: dict[tuple[int, int], str] = {}
+
+
+def _votes_text(n: int, scale: int) -> str:
+    """``format_votes(Fraction(n, scale))``, kept for small counts."""
+    key = (n, scale)
+    text = _VOTES_TEXT.get(key)
+    if text is None:
+        text = format_votes(Fraction(n, scale))
+        if len(_VOTES_TEXT) < 4096:
+            _VOTES_TEXT[key] = text
+    return text
+
+
+def _count_text(n: int, scale: int) -> str:
+    """``str(Fraction(n, scale))``, kept for small counts."""
+    key = (n, scale)
+    text = _COUNT_TEXT.get(key)
+    if text is None:
+        text = str(Fraction(n, scale))
+        if len(_COUNT_TEXT) < 4096:
+            _COUNT_TEXT[key] = text
+    return text
 
 
 _ONE = Fraction(1)
@@ -906,28 +963,26 @@ def tally(
     """
     given = _fractions(weights)
     added = _fractions(extra)
-    for who, w in (*given.items(), *added.items()):
-        if w.numerator < 0:  # a Fraction's denominator is always positive
-            raise VoteError("bad_weight", f"{who}: vote weight must not be negative")
-    # Counting is done in integer units of 1/scale (scale = lcm of every weight's denominator:
-    # 2 for M08's 1.5-vote sheriff), so the loop adds ints; Fractions are made once, at the end.
-    scale = math.lcm(1, *(w.denominator for w in (*given.values(), *added.values())))
-    units = {who: w.numerator * (scale // w.denominator) for who, w in given.items()}
-    # each weighted voter's (weight, units); everyone else weighs (1, scale): one lookup a step
-    weight_of = {who: (w, units[who]) for who, w in given.items()}
-    plain = (_ONE, scale)
-
+    if given or added:
+        for who, w in (*given.items(), *added.items()):
+            if w.numerator < 0:  # a Fraction's denominator is always positive
+                raise VoteError("bad_weight", f"{who}: vote weight must not be negative")
+        # Counting is done in integer units of 1/scale (scale = lcm of every weight's denominator:
+        # 2 for M08's 1.5-vote sheriff), so the loop adds ints; Fractions are made once, at the end.
+        scale = math.lcm(1, *(w.denominator for w in (*given.values(), *added.values())))
+        units = {who: w.numerator * (scale // w.denominator) for who, w in given.items()}
+    else:
+        scale = 1
+        units = {}
+    excluded = frozenset(exclude)
     known = _FRACTION_CACHE
-
-    def fraction(n: int) -> Fraction:
-        return known.get((n, scale)) or _fraction(n, scale)
 
     shown_units: dict[str, int] = {}
     abstainers: list[str] = []
     abstained = 0
     final = box.current()
     for voter, b in final.items():
-        if voter in exclude:
+        if voter in excluded:
             continue
         if b.target is None:
             abstainers.append(voter)
@@ -935,42 +990,44 @@ def tally(
         else:
             shown_units[b.target] = shown_units.get(b.target, 0) + units.get(voter, scale)
     count_units = dict(shown_units)
+    extras: dict[str, Fraction] = {}
     for target, add in added.items():
         if add:
+            extras[target] = add
             count_units[target] = count_units.get(target, 0) + add.numerator * (
                 scale // add.denominator
             )
-    shown = {t: fraction(n) for t, n in shown_units.items()}
+    shown = {t: known.get((n, scale)) or _fraction(n, scale) for t, n in shown_units.items()}
     counts = {
-        t: fraction(n) if n != shown_units.get(t) else shown[t] for t, n in count_units.items()
+        t: shown[t] if n == shown_units.get(t) else (known.get((n, scale)) or _fraction(n, scale))
+        for t, n in count_units.items()
     }
-    abstentions = fraction(abstained)
+    abstentions = known.get((abstained, scale)) or _fraction(abstained, scale)
 
-    steps: list[_Step] = []
-    holding: dict[str, str | None] = {}
+    # announcement order: when the target got the vote that still counts for it
+    history = box.effective_history()
     first_vote: dict[str, int] = {}
-    new_step = tuple.__new__  # _Step(...) without its Python-level __new__: one per ballot
-    for i, b in enumerate(box.effective_history()):
+    counted = 0
+    for i, b in enumerate(history):
         voter = b.voter
-        if voter in exclude:
+        if voter in excluded:
             continue
+        counted += 1
         voted = b.target
-        weight, weight_units = weight_of.get(voter, plain)
-        step = (b.at, i, voter, holding.get(voter), voted, weight, weight_units)
-        holding[voter] = voted
-        steps.append(new_step(_Step, step))
-        # announcement order: when the target got the vote that still counts for it
         if voted is not None and voted not in first_vote and final.get(voter) is b:
             first_vote[voted] = i
     return Tally(
-        counts=MappingProxyType(counts),
-        shown=MappingProxyType(shown),
-        abstentions=abstentions,
-        abstainers=tuple(abstainers),
-        first_vote=MappingProxyType(first_vote),
-        steps=tuple(steps),
-        extra=MappingProxyType({k: v for k, v in added.items() if v}),
-        count_units=MappingProxyType(count_units),
-        shown_units=MappingProxyType(shown_units),
-        scale=scale,
+        MappingProxyType(counts),
+        MappingProxyType(shown),
+        abstentions,
+        tuple(abstainers),
+        MappingProxyType(first_vote),
+        MappingProxyType(extras),
+        MappingProxyType(count_units),
+        MappingProxyType(shown_units),
+        scale,
+        history,
+        MappingProxyType(given),
+        excluded,
+        counted,
     )

@@ -373,25 +373,34 @@ class WerewolfRuleset(Ruleset):
 
     def tally_today(self, state: GameState) -> Tally:
         """Today's weighted tally (sheriff weight, hidden extras, dead voters excluded)."""
-        box = state.vote_box or BallotBox()
-        weights: dict[str, Fraction] = {}
-        if state.sheriff is not None and state.sheriff in state.alive:
-            weights[state.sheriff] = self.sheriff_weight
+        box = state.vote_box or _EMPTY_BOX
+        sheriff = state.sheriff
         alive = state.alive
-        exclude = [v for v in set(map(_VOTER, box.history)) if v not in alive]
+        weights = None
+        if sheriff is not None and sheriff in alive:
+            weights = {sheriff: self.sheriff_weight}
+        exclude = set(map(_VOTER, box.history)).difference(alive)
         return tally(box, weights, self.hidden_extra(state), exclude=exclude)
 
     @staticmethod
     def living_top(state: GameState, t: Tally) -> tuple[str, ...]:
         """Top targets among living characters (votes on an ejected character are void)."""
         alive = state.alive
-        counts = {c: n for c, n in t.count_units.items() if c in alive and n > 0}
-        if not counts:
-            return ()
-        best = max(counts.values())
-        big = len(t.steps) + 1
-        tops = [c for c, n in counts.items() if n == best]
-        return tuple(sorted(tops, key=lambda c: (t.first_vote.get(c, big), c)))
+        best = 0
+        tops: list[str] = []
+        for c, n in t.count_units.items():
+            if n < best or n <= 0 or c not in alive:
+                continue
+            if n > best:
+                best = n
+                tops = [c]
+            else:
+                tops.append(c)
+        if len(tops) < 2:
+            return tuple(tops)
+        big = t.step_count + 1
+        first = t.first_vote
+        return tuple(sorted(tops, key=lambda c: (first.get(c, big), c)))
 
     def close_day(self, game: Game, action: CloseDay) -> None:
         """关门: tally, announce, elect the sheriff (day 1) or vote out, then consequences."""
@@ -420,7 +429,7 @@ class WerewolfRuleset(Ruleset):
         game.emit(
             VotesTallied(
                 day,
-                {k: str(v) for k, v in t.counts.items()},
+                t.count_texts(),
                 tops,
                 out if eliminate else sheriff,
             )
