@@ -2,6 +2,10 @@
 
 Tokens travel only in the ``Authorization: Bearer`` header; a token in the query string is refused
 so that it never lands in access logs. The database stores only each token's SHA-256.
+
+A token can be revoked (``revoked_at`` set once, never undone): the director revokes or reissues
+player tokens (:mod:`api.tokens`), the operator rotates a director token (``bansha token``). A
+revoked token is refused with 401 ``token_revoked`` by every endpoint from the commit on.
 """
 
 from __future__ import annotations
@@ -11,11 +15,11 @@ import secrets
 from dataclasses import dataclass
 
 from flask import current_app, request
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
 from api.database import Database
-from api.errors import BadRequest, Forbidden, Unauthorized
+from api.errors import BadRequest, Forbidden, TokenRevoked, Unauthorized
 from models.game import Token
 
 DIRECTOR = "director"
@@ -78,8 +82,11 @@ def identify(session: Session) -> Caller:
 def identify_cached(database: Database) -> Caller:
     """:func:`identify` through this process's token cache (a read transaction on a miss).
 
-    Tokens are immutable once issued (never edited, revoked or reassigned), so a cached token can
-    never grant what the database no longer would.
+    What a token names (game, kind, character) never changes, so that is what is cached. Whether
+    it is still live is not: a caller that takes this path must confirm it inside its own
+    transaction (pass the caller to :func:`api.referee.shared_game` or
+    :func:`api.referee.locked_game`, or call :func:`refuse_revoked`), which also drops a revoked
+    one from the cache (:func:`forget_token`).
     """
     token = bearer_token()
     if token is None:
@@ -96,12 +103,45 @@ def identify_cached(database: Database) -> Caller:
     return found
 
 
+def forget_token(digest: str) -> None:
+    """Drop a token from this process's cache (it was found revoked), so that its next request
+    is refused by the look-up itself."""
+    cache: dict[str, Caller] = current_app.extensions.setdefault("bansha_tokens", {})
+    cache.pop(digest, None)
+
+
+def revoked_message(kind: str) -> str:
+    """What a revoked token is told (and how to get a new one)."""
+    if kind == DIRECTOR:
+        return (
+            "this director token was revoked; the service operator issues a new one "
+            "(bansha token rotate-director)"
+        )
+    return "this player token was revoked by the game's director; ask the director for a new one"
+
+
+def refuse_revoked(session: Session | Connection, caller: Caller) -> None:
+    """Raise 401 ``token_revoked`` if ``caller``'s token is revoked now (one indexed read)."""
+    if caller.token_hash is None:
+        return
+    revoked = session.execute(
+        select(Token.revoked_at).where(Token.token_hash == caller.token_hash)
+    ).scalar()
+    if revoked is not None:
+        forget_token(caller.token_hash)
+        raise TokenRevoked(revoked_message(caller.kind))
+
+
 def _lookup(digest: str, session: Session) -> Caller:
     row = session.execute(
-        select(Token.game_id, Token.kind, Token.character).where(Token.token_hash == digest)
+        select(Token.game_id, Token.kind, Token.character, Token.revoked_at).where(
+            Token.token_hash == digest
+        )
     ).first()
     if row is None:
         raise Unauthorized("unknown token")
+    if row.revoked_at is not None:
+        raise TokenRevoked(revoked_message(row.kind))
     return Caller(row.kind, row.game_id, row.character, digest)
 
 

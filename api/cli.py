@@ -1,4 +1,4 @@
-"""``bansha serve`` and ``bansha db``.
+"""``bansha serve``, ``bansha db`` and ``bansha token``.
 
 ``bansha serve`` (what ``make run`` starts) runs the app under gunicorn with a few stateless
 workers, the way it runs in production; ``--dev`` uses Flask's own server instead. A production
@@ -17,6 +17,7 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session
 
 from models.database import default_database_url
 
@@ -35,6 +36,24 @@ def default_workers() -> int:
     return max(2, min(8, 2 * (os.cpu_count() or 1)))
 
 
+def schema_problem(url: str) -> str | None:
+    """Why the code cannot run on the database at ``url`` (no schema, or an older one), or None."""
+    from alembic.script import ScriptDirectory
+
+    from models.migrate import alembic_config, current_revision
+
+    current = current_revision(url)
+    if current is None:
+        return f"the database at {shown(url)} has no schema; run 'bansha db upgrade' first"
+    head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
+    if current != head:
+        return (
+            f"the database at {shown(url)} is at schema revision {current}, this code needs "
+            f"{head}; run 'bansha db upgrade' first"
+        )
+    return None
+
+
 def serve_main(argv: Sequence[str]) -> int:
     """``bansha serve [--host H] [--port P] [--workers N] [--dev] [--debug]``: run the service."""
     parser = argparse.ArgumentParser(prog="bansha serve", description="run the referee service")
@@ -50,15 +69,11 @@ def serve_main(argv: Sequence[str]) -> int:
     args = parser.parse_args(list(argv))
 
     from api.app import create_app
-    from models.migrate import current_revision
 
     url = default_database_url()
-    if current_revision(url) is None:
-        print(
-            f"bansha serve: the database at {shown(url)} has no schema; "
-            "run 'bansha db upgrade' first",
-            file=sys.stderr,
-        )
+    problem = schema_problem(url)
+    if problem:
+        print(f"bansha serve: {problem}", file=sys.stderr)
         return 1
     # Built once in the parent: the model and lexicons load once and the workers share the pages.
     app = create_app()
@@ -134,3 +149,91 @@ def db_main(argv: Sequence[str]) -> int:
         return 0
     print(current_revision(url) or "(empty: run 'bansha db upgrade')")
     return 0
+
+
+def token_main(argv: Sequence[str]) -> int:
+    """``bansha token rotate-director GAME`` / ``bansha token list GAME``: the operator's tokens.
+
+    A director token is the root of its game, so only the operator (who holds the database)
+    revokes it: ``rotate-director`` revokes the game's live director token and prints a new one,
+    once. Running servers refuse the old token from the commit on. ``list`` shows a game's tokens
+    (who holds each, when issued, whether revoked), never the tokens themselves.
+    """
+    parser = argparse.ArgumentParser(prog="bansha token", description="revoke and reissue tokens")
+    sub = parser.add_subparsers(dest="command", required=True)
+    rotate = sub.add_parser(
+        "rotate-director", help="revoke a game's director token and print a new one (once)"
+    )
+    rotate.add_argument("game_id")
+    rotate.add_argument("--reason", default="", help="why, for the audit trail")
+    rotate.add_argument("--url", help="database URL (default: $DATABASE_URL or var/bansha.sqlite3)")
+    listing = sub.add_parser("list", help="a game's tokens: holder, issued, revoked")
+    listing.add_argument("game_id")
+    listing.add_argument("--url")
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+    from api.errors import NotFound
+    from models.database import make_engine
+
+    url = args.url or default_database_url()
+    problem = schema_problem(url)
+    if problem:
+        print(f"bansha token: {problem}", file=sys.stderr)
+        return 1
+    engine = make_engine(url)
+    try:
+        with Session(engine) as session, session.begin():
+            if args.command == "list":
+                lines = _token_lines(session, args.game_id)
+            else:
+                revoked, token = _rotate_director(session, args.game_id, args.reason)
+    except NotFound as exc:
+        print(f"bansha token: {exc.message}", file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()
+    if args.command == "list":
+        print("\n".join(lines))
+        return 0
+    print(
+        f"revoked {revoked} director token(s) of game {args.game_id}; the new one, shown only now:",
+        file=sys.stderr,
+    )
+    print(token)
+    return 0
+
+
+def _token_lines(session: Session, game_id: str) -> list[str]:
+    """One tab-separated line per token of the game: id, kind, character, issued, state."""
+    from sqlalchemy import select
+
+    from api.store import get_game
+    from models.game import Token
+
+    get_game(session, game_id)
+    lines = []
+    for row in session.scalars(select(Token).where(Token.game_id == game_id).order_by(Token.id)):
+        state = f"revoked {row.revoked_at.isoformat()}" if row.revoked_at else "live"
+        fields = (row.id, row.kind, row.character or "-", row.created_at.isoformat(), state)
+        lines.append("\t".join(str(f) for f in fields))
+    return lines
+
+
+def _rotate_director(session: Session, game_id: str, reason: str) -> tuple[int, str]:
+    """Under the game's lock: revoke its live director token, issue a new one, audit both."""
+    from api.auth import DIRECTOR
+    from api.store import audit, lock_game
+    from api.tokens import issue, revoke_live
+    from models.types import utcnow
+
+    lock_game(session, game_id)
+    now = utcnow()
+    revoked = revoke_live(session, game_id, DIRECTOR, None, now)
+    token, row = issue(session, game_id, DIRECTOR, None, now)
+    detail = {"kind": DIRECTOR, "character": None, "reason": reason}
+    audit(session, game_id, "operator", "revoke_token", {**detail, "tokens": revoked})
+    audit(session, game_id, "operator", "issue_token", {**detail, "tokens": [row.id]})
+    return len(revoked), token

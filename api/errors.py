@@ -42,6 +42,12 @@ class Unauthorized(ApiError):
     code = "unauthorized"
 
 
+class TokenRevoked(Unauthorized):
+    """A token the director (or the operator) revoked: refused everywhere, for good."""
+
+    code = "token_revoked"
+
+
 class Forbidden(ApiError):
     """A valid token that may not do this (wrong game, or a player token on a director endpoint)."""
 
@@ -61,6 +67,14 @@ class Conflict(ApiError):
 
     status = 409
     code = "conflict"
+
+
+class Unprocessable(ApiError):
+    """A well-formed request that contradicts an earlier one (an idempotency key reused with
+    another body)."""
+
+    status = 422
+    code = "unprocessable"
 
 
 class RateLimited(ApiError):
@@ -87,7 +101,10 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError) -> tuple[Response, int]:
         response = jsonify(exc.body())
-        if isinstance(exc, Unauthorized):
+        if isinstance(exc, TokenRevoked):
+            # RFC 6750 §3.1 names this case: the token was revoked (error="invalid_token").
+            response.headers["WWW-Authenticate"] = 'Bearer realm="bansha", error="invalid_token"'
+        elif isinstance(exc, Unauthorized):
             response.headers["WWW-Authenticate"] = 'Bearer realm="bansha"'
         if isinstance(exc, RateLimited) and "retry_after" in exc.extra:
             response.headers["Retry-After"] = str(exc.extra["retry_after"])

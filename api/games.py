@@ -6,31 +6,37 @@ import secrets
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify
+from sqlalchemy.orm import Session
 
-from api import schemas
+from api import idempotency, schemas
 from api.auth import DIRECTOR, PLAYER, bearer_token, hash_token, new_token
 from api.database import db
 from api.errors import BadRequest, Forbidden, Unauthorized
-from api.gameplay import GameRuleError, create_game, events_to_dicts
+from api.gameplay import Game, GameRuleError, create_game, events_to_dicts
 from api.openapi import endpoint
 from api.store import append_events, audit
 from models.game import Game as GameRow
 from models.game import Token
+from models.idempotency import IdempotencyKey
 from models.types import utcnow
 
 bp = Blueprint("games", __name__)
 
 
-def _check_admin() -> None:
-    """With ``ADMIN_TOKEN`` configured, only its holder may create games."""
+def _check_admin() -> str:
+    """With ``ADMIN_TOKEN`` configured, only its holder may create games.
+
+    Returns the caller's scope for idempotency keys: ``public``, or ``admin:<token hash>``.
+    """
     expected = current_app.config.get("ADMIN_TOKEN")
     if not expected:
-        return
+        return "public"
     given = bearer_token()
     if given is None:
         raise Unauthorized("creating a game needs the service's admin token")
     if not secrets.compare_digest(given.encode(), str(expected).encode()):
         raise Forbidden("this token may not create games")
+    return f"admin:{hash_token(given)}"
 
 
 def _players(raw: list[Any]) -> list[dict[str, Any]]:
@@ -50,6 +56,55 @@ def _players(raw: list[Any]) -> list[dict[str, Any]]:
     return players
 
 
+class _KeyTaken(Exception):
+    """The idempotency key was stored by another request first: roll back and replay that one."""
+
+
+def _replay(stored: IdempotencyKey, key: str, request_hash: str) -> tuple[Response, int]:
+    """The first response for ``key`` again, its tokens derived anew (422 for another body)."""
+    idempotency.check_same_request(stored, request_hash)
+    body = dict(stored.response)
+    body["director_token"] = idempotency.derived_token(key, stored.game_id, DIRECTOR)
+    body["player_tokens"] = {
+        name: idempotency.derived_token(key, stored.game_id, f"{PLAYER}:{name}")
+        for name in body["characters"]
+    }
+    response = jsonify(body)
+    response.headers["Idempotent-Replayed"] = "true"
+    return response, stored.status
+
+
+def _insert_game(
+    session: Session, game_id: str, ruleset: str, players: list[dict[str, Any]], game: Game
+) -> GameRow:
+    """The game's row, flushed (so that rows referring to it may follow)."""
+    row = GameRow(
+        id=game_id,
+        ruleset=ruleset,
+        seed=game.seed_for_director,
+        players=players,
+        commitment=game.state.commitment,
+        version=0,
+        finished=False,
+        accelerated_days=[],
+        created_at=utcnow(),
+    )
+    session.add(row)
+    session.flush()
+    return row
+
+
+def _insert_tokens(
+    session: Session, game_id: str, director_token: str, player_tokens: dict[str, str]
+) -> None:
+    """Store the hashes of the game's first tokens."""
+    session.add(Token(token_hash=hash_token(director_token), game_id=game_id, kind=DIRECTOR))
+    for name, token in player_tokens.items():
+        session.add(
+            Token(token_hash=hash_token(token), game_id=game_id, kind=PLAYER, character=name)
+        )
+
+
 @endpoint(
     bp,
     "POST",
@@ -60,16 +115,38 @@ def _players(raw: list[Any]) -> list[dict[str, Any]]:
     request_schema=schemas.CREATE_GAME,
     response=schemas.CREATED_GAME,
     status=201,
-    errors=(400, 401, 403, 413),
+    errors=(400, 401, 403, 413, 422),
+    headers={
+        idempotency.HEADER: "Optional. A fresh random value (a UUID4; "
+        + idempotency.KEY_RULE
+        + ") that makes a retry safe: while the key is kept (at least 24 hours), the same key with "
+        "the same body answers "
+        "with the game the first request created (same id and tokens, 201, header "
+        "`Idempotent-Replayed: true`) instead of creating another; the same key with another "
+        "body is a 422. Whoever holds the key and the body can fetch the tokens again, so keep "
+        "the key as secret as the director token."
+    },
+    response_headers={
+        "Idempotent-Replayed": "`true` when this is the remembered answer to an earlier request "
+        "with the same Idempotency-Key (no game was created by this request)"
+    },
     description="The response is the only time the tokens are shown; the service keeps only "
-    "their hashes. Give each player their own token; keep the director token. When the service "
-    "is configured with an admin token (BANSHA_ADMIN_TOKEN), creating a game requires it as the "
-    "bearer token.",
+    "their hashes (a replay under an Idempotency-Key derives them again from the key). Give each "
+    "player their own token; keep the director token. When the service is configured with an "
+    "admin token (BANSHA_ADMIN_TOKEN), creating a game requires it as the bearer token.",
 )
 def create(body: dict[str, Any]) -> tuple[Response, int]:
-    _check_admin()
+    scope = _check_admin()
+    key = idempotency.request_key()
     players = _players(body["players"])
     names = [p["character"] for p in players]
+    hashed_key = request_hash = ""
+    if key is not None:
+        hashed_key, request_hash = idempotency.key_hash(key), idempotency.fingerprint(body)
+        with db().read() as session:
+            stored = idempotency.find(session, scope, hashed_key)
+        if stored is not None:
+            return _replay(stored, key, request_hash)
     try:
         game = create_game(
             body["ruleset"],
@@ -81,44 +158,52 @@ def create(body: dict[str, Any]) -> tuple[Response, int]:
     except GameRuleError as exc:
         raise BadRequest(exc.message, rule=exc.rule) from exc
     game_id = secrets.token_hex(8)
-    director_token = new_token()
-    player_tokens = {name: new_token() for name in names}
-    with db().write() as session:
-        row = GameRow(
-            id=game_id,
-            ruleset=body["ruleset"],
-            seed=game.seed_for_director,
-            players=players,
-            commitment=game.state.commitment,
-            version=0,
-            finished=False,
-            accelerated_days=[],
-            created_at=utcnow(),
-        )
-        session.add(row)
-        session.flush()
-        append_events(session, row, events_to_dicts(game.log))
-        session.add(Token(token_hash=hash_token(director_token), game_id=game_id, kind=DIRECTOR))
-        for name, token in player_tokens.items():
-            session.add(
-                Token(token_hash=hash_token(token), game_id=game_id, kind=PLAYER, character=name)
-            )
-        audit(
-            session,
-            game_id,
-            DIRECTOR,
-            "create_game",
-            {"ruleset": row.ruleset, "characters": names, "commitment": row.commitment},
-        )
-    current_app.extensions["bansha_games"].put(game_id, len(game.log), game)
-    return jsonify(
-        {
-            "id": game_id,
-            "ruleset": row.ruleset,
-            "characters": names,
-            "commitment": row.commitment,
-            "director_token": director_token,
-            "player_tokens": player_tokens,
-            "announcements": [a.text for a in game.public_view().announcements],
+    if key is None:
+        director_token = new_token()
+        player_tokens = {name: new_token() for name in names}
+    else:
+        director_token = idempotency.derived_token(key, game_id, DIRECTOR)
+        player_tokens = {
+            name: idempotency.derived_token(key, game_id, f"{PLAYER}:{name}") for name in names
         }
-    ), 201
+    created = {
+        "id": game_id,
+        "ruleset": body["ruleset"],
+        "characters": names,
+        "commitment": game.state.commitment,
+        "director_token": director_token,
+        "player_tokens": player_tokens,
+        "announcements": [a.text for a in game.public_view().announcements],
+    }
+    try:
+        with db().write() as session:
+            row = _insert_game(session, game_id, body["ruleset"], players, game)
+            if key is not None and not idempotency.remember(
+                session,
+                scope=scope,
+                hashed_key=hashed_key,
+                request_hash=request_hash,
+                game_id=game_id,
+                status=201,
+                response={
+                    k: v for k, v in created.items() if k not in ("director_token", "player_tokens")
+                },
+            ):
+                raise _KeyTaken
+            append_events(session, row, events_to_dicts(game.log))
+            _insert_tokens(session, game_id, director_token, player_tokens)
+            audit(
+                session,
+                game_id,
+                DIRECTOR,
+                "create_game",
+                {"ruleset": row.ruleset, "characters": names, "commitment": row.commitment},
+            )
+    except _KeyTaken:
+        # A concurrent request with the same key committed first; this one stored nothing.
+        with db().read() as session:
+            stored = idempotency.find(session, scope, hashed_key)
+        assert stored is not None and key is not None
+        return _replay(stored, key, request_hash)
+    current_app.extensions["bansha_games"].put(game_id, len(game.log), game)
+    return jsonify(created), 201

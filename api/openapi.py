@@ -21,11 +21,14 @@ from api.schema import Field, SchemaError
 
 ERROR_TEXT = {
     400: "Malformed JSON or a body that does not fit the schema (nothing changed)",
-    401: "Missing or unknown token (or, for creating games, the admin token when one is set)",
+    401: "Missing, unknown or revoked token (code `token_revoked` for a revoked one; for "
+    "creating games, the admin token when one is set)",
     403: "Token may not do this (other game, or not a director token)",
     404: "Unknown game, suggestion or character",
     409: "Illegal in the current state; `rule` names the rule (nothing changed)",
     413: "Body or batch over the documented limit (nothing changed)",
+    422: "Idempotency-Key already used with a different body; `rule` is "
+    "`idempotency_key_reused` (nothing changed)",
     429: "Posting rate limit for this token reached (nothing changed)",
 }
 
@@ -51,6 +54,8 @@ class Endpoint:
     errors: tuple[int, ...] = ()
     description: str = ""
     query: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    response_headers: dict[str, str] = field(default_factory=dict)
 
     @property
     def path(self) -> str:
@@ -92,10 +97,14 @@ def endpoint(
     errors: tuple[int, ...] = (),
     description: str = "",
     query: dict[str, str] | None = None,
+    headers: dict[str, str] | None = None,
+    response_headers: dict[str, str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a view on ``bp`` and declare it for the OpenAPI document.
 
     With ``request_schema`` the decoded, validated body is passed to the view as ``body``.
+    ``query`` and ``headers`` document optional request parameters (name -> description),
+    ``response_headers`` the headers a success response may carry.
     """
     spec = Endpoint(
         method=method,
@@ -109,6 +118,8 @@ def endpoint(
         errors=errors,
         description=description,
         query=dict(query or {}),
+        headers=dict(headers or {}),
+        response_headers=dict(response_headers or {}),
     )
     ENDPOINTS.append(spec)
 
@@ -156,6 +167,16 @@ def openapi_document(max_content_length: int | None = None) -> dict[str, Any]:
             }
             for name, text in spec.query.items()
         ]
+        params += [
+            {
+                "name": name,
+                "in": "header",
+                "required": False,
+                "schema": {"type": "string"},
+                "description": text,
+            }
+            for name, text in spec.headers.items()
+        ]
         if params:
             operation["parameters"] = params
         if spec.auth == ("public",):
@@ -172,6 +193,11 @@ def openapi_document(max_content_length: int | None = None) -> dict[str, Any]:
         ok: dict[str, Any] = {"description": "Success"}
         if spec.response is not None:
             ok["content"] = {"application/json": {"schema": spec.response.json_schema()}}
+        if spec.response_headers:
+            ok["headers"] = {
+                name: {"description": text, "schema": {"type": "string"}}
+                for name, text in spec.response_headers.items()
+            }
         operation["responses"][str(spec.status)] = ok
         for status in spec.errors:
             text = ERROR_TEXT[status]

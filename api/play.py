@@ -191,6 +191,7 @@ def view(game_id: str) -> Response:
                 "roles": dict(director.roles),
                 "alive": state.living(),
                 "legal_actions": [_action_json(a) for a in game.legal_actions()],
+                "director_actions": [_action_json(a) for a in game.director_actions()],
                 "events": director.event_dicts(),
                 "outcome": game.outcome().to_dict(),
             }

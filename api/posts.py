@@ -7,9 +7,9 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify
 
 from api import schemas
-from api.auth import DIRECTOR, identify_cached, require
+from api.auth import DIRECTOR, identify_cached, refuse_revoked, require
 from api.database import db
-from api.errors import BadRequest, TooLarge
+from api.errors import ApiError, BadRequest, TooLarge
 from api.openapi import endpoint
 from api.ratelimit import consume
 from api.referee import (
@@ -55,33 +55,41 @@ def ingest(game_id: str, body: dict[str, Any]) -> Response:
                 path="$.body" if single else f"$.posts[{i}].body",
             )
     limit = config["RATE_LIMIT_POSTS"]
-    # Immutable facts (token, ruleset, characters) come from per-process caches, so a post costs
-    # one write transaction; screening runs before it, outside the lock.
+    # Immutable facts (what the token names, ruleset, characters) come from per-process caches, so
+    # a post costs one write transaction, which also confirms the token is not revoked; screening
+    # runs before it, outside the lock.
     caller = identify_cached(db())
-    meta = game_meta(game_id)
-    require(caller, game_id, DIRECTOR)
-    known = set(meta.characters)
-    for i, post in enumerate(posts):
-        if post["author"] not in known:
-            raise BadRequest(
-                f"unknown character {post['author']!r} in game {game_id}",
-                path="$.author" if single else f"$.posts[{i}].author",
-            )
     try:
-        screened = screen_posts(
-            meta.ruleset, [p["body"] for p in posts], config.get("USE_CLASSIFIER", True)
-        )
-    except PostTooLargeError as exc:
-        raise TooLarge(str(exc)) from exc
+        meta = game_meta(game_id)
+        require(caller, game_id, DIRECTOR)
+        known = set(meta.characters)
+        for i, post in enumerate(posts):
+            if post["author"] not in known:
+                raise BadRequest(
+                    f"unknown character {post['author']!r} in game {game_id}",
+                    path="$.author" if single else f"$.posts[{i}].author",
+                )
+        try:
+            screened = screen_posts(
+                meta.ruleset, [p["body"] for p in posts], config.get("USE_CLASSIFIER", True)
+            )
+        except PostTooLargeError as exc:
+            raise TooLarge(str(exc)) from exc
+    except ApiError:
+        # The cached token may have been revoked since: then that is the answer, as it would be
+        # for an uncached one (a read only on this error path; the write below checks it anyway).
+        with db().read() as session:
+            refuse_revoked(session, caller)
+        raise
     assert caller.token_hash is not None
     if any(p["thread"] == "vote" for p in posts):
         # Votes are game events: the game row is locked exclusively.
-        with locked_game(game_id) as (session, locked):
+        with locked_game(game_id, caller) as (session, locked):
             consume(session, caller.token_hash, len(posts), limit)
             results = ingest_posts(locked, posts, screened)
     else:
         # Other posts only add rows and read the game (诈尸): a share lock is enough.
-        with shared_game(game_id) as (connection, game):
+        with shared_game(game_id, caller) as (connection, game):
             results = ingest_unvoted_posts(connection, meta.id, meta.ruleset, game, posts, screened)
             consume(connection, caller.token_hash, len(posts), limit)
     return jsonify(results[0] if single else {"results": results})

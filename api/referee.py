@@ -21,14 +21,16 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from api import cardrules
+from api.auth import Caller, forget_token, refuse_revoked, revoked_message
 from api.database import db
-from api.errors import BadRequest, Conflict, NotFound
+from api.errors import BadRequest, Conflict, NotFound, TokenRevoked
 from api.gameplay import Game, GameCache, GameRuleError, events_to_dicts, rebuild_game
 from api.screening import Screened
 from api.store import (
     append_events,
     audit,
     game_version_shared,
+    game_version_shared_for,
     get_game,
     load_events,
     lock_game,
@@ -141,10 +143,16 @@ class LockedGame:
 
 
 @contextmanager
-def locked_game(game_id: str) -> Iterator[tuple[Session, LockedGame]]:
-    """A write transaction with ``game_id`` locked; the rebuilt game is cached after commit."""
+def locked_game(game_id: str, caller: Caller | None = None) -> Iterator[tuple[Session, LockedGame]]:
+    """A write transaction with ``game_id`` locked; the rebuilt game is cached after commit.
+
+    With ``caller`` (identified through the token cache), its token is confirmed live under the
+    lock: 401 ``token_revoked`` once it has been revoked.
+    """
     with db().write() as session:
         row = lock_game(session, game_id)
+        if caller is not None:
+            refuse_revoked(session, caller)
         locked = LockedGame(session, row, load_game(session, row))
         yield session, locked
         locked.flush()
@@ -162,7 +170,7 @@ def read_game(game_id: str) -> Iterator[tuple[Session, GameRow, Game]]:
 
 
 @contextmanager
-def shared_game(game_id: str) -> Iterator[tuple[Connection, Game]]:
+def shared_game(game_id: str, caller: Caller | None = None) -> Iterator[tuple[Connection, Game]]:
     """A write transaction in which ``game_id`` is share-locked: its game may be read, not changed.
 
     For work that adds rows but no game events (posts outside the vote thread): every writer that
@@ -170,10 +178,18 @@ def shared_game(game_id: str) -> Iterator[tuple[Connection, Game]]:
     while concurrent share-lockers (other posts) do not queue behind each other on PostgreSQL.
     The game comes from this process's cache without being taken out of it (it is only read); a
     rebuilt one is offered to the cache after commit. Yields a Core connection (no ORM session:
-    on the hottest path its bookkeeping costs more than the SQL).
+    on the hottest path its bookkeeping costs more than the SQL). With ``caller`` (identified
+    through the token cache), the statement that share-locks the game also confirms its token is
+    live: 401 ``token_revoked`` once it has been revoked.
     """
     with db().write_connection() as connection:
-        version = game_version_shared(connection, game_id)
+        if caller is None or caller.token_hash is None:
+            version = game_version_shared(connection, game_id)
+        else:
+            version, revoked = game_version_shared_for(connection, game_id, caller.token_hash)
+            if revoked:
+                forget_token(caller.token_hash)
+                raise TokenRevoked(revoked_message(caller.kind))
         game = cache().peek(game_id, version)
         rebuilt = game is None
         if game is None:

@@ -383,3 +383,29 @@ VIEW_RESPONSE = Obj(
     }
 )
 ANY = Any_()
+
+PLAYER_TOKEN_REQUEST = Obj(
+    {
+        "character": NAME,
+        "reason": Str(max_len=2000, description="why, for the audit trail"),
+        "director": Str(min_len=1, max_len=64, description="name of the acting director"),
+    },
+    required=("character",),
+)
+TOKEN_REVOKED = Obj(
+    {
+        "game_id": Str(),
+        "character": Str(),
+        "revoked": Int(description="live tokens this request revoked (0: none was live)"),
+    },
+    required=("game_id", "character", "revoked"),
+)
+TOKEN_REISSUED = Obj(
+    {
+        "game_id": Str(),
+        "character": Str(),
+        "revoked": Int(description="live tokens this request revoked before issuing"),
+        "player_token": Str(description="shown once; give it to the character's player"),
+    },
+    required=("game_id", "character", "revoked", "player_token"),
+)

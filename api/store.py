@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from api.errors import NotFound
 from models.audit import AuditEntry
-from models.game import Game, GameEvent
+from models.game import Game, GameEvent, Token
 from models.types import utcnow
 
 
@@ -50,6 +50,17 @@ def lock_game(session: Session, game_id: str) -> Game:
 _GAME_VERSION_SHARED = (
     select(Game.version).where(Game.id == bindparam("game_id")).with_for_update(read=True)
 )
+# The same, with the caller's token checked in the same statement (the post path's round trip).
+_GAME_VERSION_SHARED_FOR_TOKEN = (
+    select(
+        Game.version,
+        select(Token.revoked_at)
+        .where(Token.token_hash == bindparam("token_hash"))
+        .scalar_subquery(),
+    )
+    .where(Game.id == bindparam("game_id"))
+    .with_for_update(read=True, of=Game)
+)
 
 
 def game_version_shared(connection: Connection, game_id: str) -> int:
@@ -65,6 +76,21 @@ def game_version_shared(connection: Connection, game_id: str) -> int:
     if version is None:
         raise NotFound(f"no game {game_id!r}")
     return int(version)
+
+
+def game_version_shared_for(
+    connection: Connection, game_id: str, token_hash: str
+) -> tuple[int, bool]:
+    """:func:`game_version_shared`, and whether the token ``token_hash`` is revoked, in one
+    statement: a request whose token came from the process cache confirms it is still live
+    without another round trip. Raises 404 for an unknown game.
+    """
+    row = connection.execute(
+        _GAME_VERSION_SHARED_FOR_TOKEN, {"game_id": game_id, "token_hash": token_hash}
+    ).first()
+    if row is None:
+        raise NotFound(f"no game {game_id!r}")
+    return int(row[0]), row[1] is not None
 
 
 def load_events(session: Session, game_id: str) -> list[dict[str, Any]]:

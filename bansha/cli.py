@@ -4,7 +4,7 @@ Each subcommand lives next to the code it drives; this module only knows where. 
 that ``bansha replay`` never pays for loading scikit-learn or Flask.
 
 >>> sorted(SUBCOMMANDS)
-['db', 'replay', 'screen', 'serve', 'train']
+['db', 'replay', 'screen', 'serve', 'token', 'train']
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "train": ("moderation.cli", "train_main", "train the post classifier and write its report"),
     "serve": ("api.cli", "serve_main", "run the referee web service"),
     "db": ("api.cli", "db_main", "manage the database schema (upgrade)"),
+    "token": ("api.cli", "token_main", "rotate a game's director token, list a game's tokens"),
 }
 
 

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from game_rules.events import (
+    DIRECTOR,
+    PUBLIC,
     ActionTaken,
     Announced,
     Carded,
@@ -133,13 +135,37 @@ class DirectorView:
 
 
 class _Views:
+    """Views of one game. Each view lists the log's events that :meth:`Event.seen_by` grants.
+
+    The first character view filters the log directly, which is all one request needs. Asked for
+    more (say every character's view, as the property tests do), the builder indexes the log
+    once by audience (:class:`_LogIndex`), so each further view is a merge of two sorted
+    position lists instead of a ``seen_by`` call per event. The public view is built once. Both
+    are rebuilt if the log has grown since.
+    """
+
     def __init__(self, game: Game) -> None:
         self.game = game
+        self._length = -1
+        self._public: PublicView | None = None
+        self._index: _LogIndex | None = None
+        self._characters_asked = 0
+
+    def _log(self) -> tuple[Event, ...]:
+        log = self.game.log
+        if len(log) != self._length:  # the log only grows (a refused action leaves it as it was)
+            self._length = len(log)
+            self._public = None
+            self._index = None
+        return log
 
     def public(self) -> PublicView:
+        log = self._log()
+        if self._public is not None:
+            return self._public
         g = self.game
         s = g.state
-        events = tuple(e for e in g.log if e.seen_by(None))
+        events = tuple(e for e in log if e.seen_by(None))
         anns = tuple(e for e in events if isinstance(e, Announced))
         out: list[str] = []
         for e in events:
@@ -158,7 +184,7 @@ class _Views:
                 sheriff = e.characters[0]
             elif isinstance(e, GameEnded):
                 ended = e
-        return PublicView(
+        self._public = PublicView(
             ruleset=g.ruleset_id,
             characters=g.characters,
             commitment=s.commitment,
@@ -171,11 +197,30 @@ class _Views:
             seed=ended.seed if ended else None,
             events=events,
         )
+        return self._public
 
     def character(self, character: str) -> CharacterView:
         g = self.game
         s = g.state
-        events = tuple(e for e in g.log if e.seen_by(character))
+        log = self._log()
+        self._characters_asked += 1
+        told: tuple[Told, ...]
+        actions: tuple[ActionTaken, ...]
+        if self._characters_asked == 1:
+            events = tuple(e for e in log if e.seen_by(character))
+            told = tuple(e for e in events if isinstance(e, Told))
+            actions = tuple(
+                e for e in events if isinstance(e, ActionTaken) and e.actor == character
+            )
+        else:
+            index = self._index
+            if index is None:
+                index = self._index = _LogIndex(log)
+            seen = index.visible_to(character)
+            events = tuple(map(log.__getitem__, seen))
+            told = tuple(index.told[i] for i in sorted(index.told.keys() & seen))
+            own = index.actions_by.get(character, {})
+            actions = tuple(own[i] for i in sorted(own.keys() & seen))
         role = g.ruleset.visible_role(s, character)
         faction = s.factions[character]
         return CharacterView(
@@ -186,8 +231,8 @@ class _Views:
             faction=faction,
             faction_name=g.params.factions[faction],
             alive=s.is_alive(character),
-            told=tuple(e for e in events if isinstance(e, Told)),
-            actions=tuple(e for e in events if isinstance(e, ActionTaken) and e.actor == character),
+            told=told,
+            actions=actions,
             events=events,
             public=self.public(),
         )
@@ -201,6 +246,46 @@ class _Views:
             events=g.log,
             public=self.public(),
         )
+
+
+_PLAIN_SEEN_BY = Event.seen_by
+
+
+class _LogIndex:
+    """Log positions by audience: public, private per character, and any event whose class
+    decides :meth:`Event.seen_by` itself (asked per viewer, so its answer is kept exactly)."""
+
+    __slots__ = ("actions_by", "custom", "log", "private", "public", "told")
+
+    def __init__(self, log: tuple[Event, ...]) -> None:
+        self.log = log
+        self.public: list[int] = []
+        self.private: dict[str, list[int]] = {}
+        self.custom: list[int] = []
+        self.told: dict[int, Told] = {}
+        self.actions_by: dict[str, dict[int, ActionTaken]] = {}
+        for i, e in enumerate(log):
+            if type(e).seen_by is not _PLAIN_SEEN_BY:
+                self.custom.append(i)
+            elif e.scope == PUBLIC:
+                self.public.append(i)
+            elif e.scope != DIRECTOR:  # private: ``seen_by`` asks ``audience()``
+                for c in e.audience():
+                    at = self.private.setdefault(c, [])
+                    if not at or at[-1] != i:  # an audience may name someone twice
+                        at.append(i)
+            if isinstance(e, Told):
+                self.told[i] = e
+            elif isinstance(e, ActionTaken):
+                self.actions_by.setdefault(e.actor, {})[i] = e
+
+    def visible_to(self, character: str) -> list[int]:
+        """Positions ``character`` may see, in log order."""
+        log = self.log
+        at = self.public + self.private.get(character, [])
+        if self.custom:
+            at = at + [i for i in self.custom if log[i].seen_by(character)]
+        return sorted(at)  # sorted runs: a linear merge
 
 
 def build_views(game: Game) -> _Views:

@@ -2,7 +2,8 @@
 
 Tables: :mod:`models.game` (games, event logs, tokens), :mod:`models.posts`, :mod:`models.cards`
 (suggestions, decisions, cards), :mod:`models.audit`, :mod:`models.ratelimit`,
-:mod:`models.labelled` (decisions as training examples, read by ``bansha train``).
+:mod:`models.labelled` (decisions as training examples, read by ``bansha train``),
+:mod:`models.idempotency` (idempotency keys of game creation).
 :mod:`models.database` makes engines (SQLite file by default, ``DATABASE_URL`` for PostgreSQL);
 :mod:`models.migrate` runs the Alembic migrations programmatically, from any directory.
 """
@@ -12,6 +13,7 @@ from models.base import Base
 from models.cards import Card, Decision, Suggestion
 from models.database import default_database_url, make_engine
 from models.game import Game, GameEvent, Token
+from models.idempotency import IdempotencyKey
 from models.labelled import LabelledExample, LabelledExampleRow, load_labelled_examples
 from models.posts import Post
 from models.ratelimit import RateWindow
@@ -23,6 +25,7 @@ __all__ = [
     "Decision",
     "Game",
     "GameEvent",
+    "IdempotencyKey",
     "LabelledExample",
     "LabelledExampleRow",
     "Post",

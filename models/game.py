@@ -50,7 +50,11 @@ class GameEvent(Base):
 
 
 class Token(Base):
-    """An access token, stored only as its SHA-256: a director's (whole game) or a player's."""
+    """An access token, stored only as its SHA-256: a director's (whole game) or a player's.
+
+    A token is never reassigned; revoking it sets ``revoked_at`` once (a trigger refuses any other
+    update), and every request carrying it is refused from then on. A reissued token is a new row.
+    """
 
     __tablename__ = "tokens"
 
@@ -60,3 +64,4 @@ class Token(Base):
     kind: Mapped[str] = mapped_column(String(16))  # "director" | "player"
     character: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)

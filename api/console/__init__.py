@@ -2,7 +2,7 @@
 
 The service's app factory calls :func:`init_app` (``api.app._init_console``); that registers
 :data:`console_bp` and the console's defences. Pages: ``/login``, ``/new``, ``/queue``,
-``/players``, ``/day``, ``/timeline``, ``/deal``. See ``docs/console.md``.
+``/posts``, ``/players``, ``/day``, ``/timeline``, ``/deal``. See ``docs/console.md``.
 """
 
 from __future__ import annotations

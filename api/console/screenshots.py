@@ -169,6 +169,8 @@ def take(out: Path, width: int) -> list[Path]:
             )
             page.goto(base + "/queue")
             submit(press="r")
+            page.goto(base + "/posts")
+            shot("posts", full=False)
             page.goto(base + "/players")
             shot("players")
             page.goto(base + "/day")

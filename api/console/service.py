@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from api import cardrules, schemas
 from api.auth import DIRECTOR, hash_token
-from api.console.forms import decision_for
+from api.console.forms import MAX_NAME, decision_for
 from api.console.highlight import highlight, spans_from_findings
 from api.console.labels import (
     cause_label,
@@ -43,6 +43,7 @@ from api.database import db
 from api.errors import ApiError, NotFound
 from api.gameplay import Game, action_from_json
 from api.referee import (
+    THREADS,
     activity_counts,
     close_day,
     close_night,
@@ -56,7 +57,7 @@ from api.referee import give_card as referee_give_card
 from api.schema import SchemaError
 from api.store import audit
 from game_rules import actions as act
-from game_rules.events import Announced
+from game_rules.events import Announced, Substituted, VoteCast
 from game_rules.params import load_params
 from game_rules.penalties import CardColour
 from models.cards import Card, Decision, Suggestion
@@ -120,10 +121,14 @@ def game_for_director_token(token: str) -> str:
         raise ConsoleError("请输入导演令牌")
     with db().read() as session:
         row = session.execute(
-            select(Token.game_id, Token.kind).where(Token.token_hash == hash_token(token))
+            select(Token.game_id, Token.kind, Token.revoked_at).where(
+                Token.token_hash == hash_token(token)
+            )
         ).first()
     if row is None:
         raise ConsoleError("令牌无效：没有找到这个导演令牌")
+    if row.revoked_at is not None:
+        raise ConsoleError("令牌已被吊销：请向服务管理员索取新的导演令牌")
     if row.kind != DIRECTOR:
         raise ConsoleError("这是玩家令牌；控制台只接受本场的导演令牌")
     return str(row.game_id)
@@ -134,7 +139,10 @@ def token_still_valid(game_id: str, token_hash: str) -> bool:
     with db().read() as session:
         found = session.execute(
             select(Token.id).where(
-                Token.token_hash == token_hash, Token.game_id == game_id, Token.kind == DIRECTOR
+                Token.token_hash == token_hash,
+                Token.game_id == game_id,
+                Token.kind == DIRECTOR,
+                Token.revoked_at.is_(None),
             )
         ).first()
     return found is not None
@@ -587,6 +595,8 @@ def players(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
     accelerated = set(row.accelerated_days)
     gone = {e.character: e for e in state.eliminations}
     deferred = set(state.flags.get("deferred_cards") or ())
+    substitutions = substitution_rows(game)
+    replaced = {s["character"]: s["old"] for s in substitutions["substitutions"]}
     out = []
     for character in game.characters:
         elim = gone.get(character)
@@ -625,6 +635,7 @@ def players(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
             {
                 "character": character,
                 "player": deal[character]["player"],
+                "replaced": replaced.get(character),
                 "role_name": deal[character]["role_name"],
                 "faction_name": deal[character]["faction_name"],
                 "alive": state.is_alive(character),
@@ -648,7 +659,103 @@ def players(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
         "escalation_quote": rules.escalation_quote,
         "categories": manual_categories(row.ruleset),
         "may_declare_lost": cardrules.may_declare_faction_lost(row.ruleset),
+        "last_words": last_words_rows(game),
+        **substitutions,
     }
+
+
+def substitution_rows(game: Game) -> dict[str, Any]:
+    """Who may still get a 替补 (每名角色仅限更换一次替补; nobody once the game has ended) and
+    the substitutions made so far."""
+    state = game.state
+    return {
+        "substitutable": [
+            {"character": c, "player": state.players.get(c, c), "alive": state.is_alive(c)}
+            for c in game.characters
+            if c not in state.substituted and not state.ended
+        ],
+        "substitutions": [
+            {"character": e.character, "old": e.old_player, "new": e.new_player}
+            for e in game.log
+            if isinstance(e, Substituted)
+        ],
+    }
+
+
+def open_last_words(game: Game) -> list[str]:
+    """Characters holding a last-words right (遗言权利) they have neither used nor given up."""
+    state = game.state
+    if state.ended:
+        return []
+    return [c for c in state.last_words_granted if c not in state.last_words_given]
+
+
+def last_words_rows(game: Game) -> dict[str, Any]:
+    """Last-words rights: open ones (to enter or give up), used or given up ones, the quota."""
+    state = game.state
+    out_when = {e.character: f"第{e.day}天{phase_label(e.phase)}" for e in state.eliminations}
+    return {
+        "open": [{"character": c, "out_when": out_when.get(c, "")} for c in open_last_words(game)],
+        "closed": [
+            {"character": c, "given": state.last_words_given[c] is not None}
+            for c in state.last_words_granted
+            if c in state.last_words_given
+        ],
+        "quota": game.params.last_words,
+        "granted": len(state.last_words_granted),
+    }
+
+
+def substitute(game_id: str, *, character: str, player: str, actor_label: str) -> tuple[str, str]:
+    """替补: ``player`` takes over ``character``; returns (previous player, new player).
+
+    The API's ``substitute`` action, so the game core's rule applies (每名角色仅限更换一次替补).
+    """
+    player = player.strip()
+    if not character:
+        raise ConsoleError("请选择要更换替补的角色")
+    if len(character) > MAX_NAME:
+        raise ConsoleError(f"没有名为「{character}」的角色")
+    if not player:
+        raise ConsoleError("请填写替补玩家的名字")
+    if len(player) > MAX_NAME:
+        raise ConsoleError(f"替补玩家名不能超过{MAX_NAME}个字符")
+    body = {"type": "substitute", "character": character, "player": player}
+    events = director_action(game_id, body, actor_label=actor_label)
+    done = next(e for e in events if isinstance(e, Substituted))
+    return done.old_player, done.new_player
+
+
+def max_post_chars() -> int:
+    """The service's limit on one post body (``MAX_POST_CHARS``); last words are a post too."""
+    if has_app_context():
+        return int(current_app.config.get("MAX_POST_CHARS", 16_000))
+    return 16_000
+
+
+def leave_last_words(
+    game_id: str, *, character: str, text: str | None, actor_label: str
+) -> list[str]:
+    """遗言 for ``character`` (``text`` None = 放弃遗言); the announcements published at once.
+
+    The API's ``last_words`` action: the game core checks the right (遗言权利) and that it was not
+    used or given up already. It also decides when words are published (a night death's during
+    the next day at once, others at the next day's start).
+    """
+    if not character:
+        raise ConsoleError("请选择留遗言的角色")
+    if len(character) > MAX_NAME:
+        raise ConsoleError(f"没有名为「{character}」的角色")
+    if text is not None:
+        # Browsers send a textarea's line breaks as CRLF; forum text has plain newlines.
+        text = text.replace("\r\n", "\n").strip()
+        if not text:
+            raise ConsoleError("请粘贴遗言内容；不留遗言请选择“放弃遗言”")
+        if len(text) > max_post_chars():
+            raise ConsoleError(f"遗言不能超过{max_post_chars()}字")
+    body = {"type": "last_words", "actor": character, "text": text}
+    events = director_action(game_id, body, actor_label=actor_label)
+    return [e.text for e in events if isinstance(e, Announced)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -797,6 +904,7 @@ def day_and_night(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
         "deadline": any(isinstance(a, act.DeadlinePassed) for a in game.legal_actions(None)),
         "open_decisions": [{"actor": a, "decision": skill_label(d)} for (a, d) in state.decisions],
         "accelerated": bool(state.flags.get("accelerated")) or state.day in row.accelerated_days,
+        "open_last_words": open_last_words(game),
         "categories": manual_categories(row.ruleset),
         "may_declare_lost": cardrules.may_declare_faction_lost(row.ruleset),
     }
@@ -819,11 +927,10 @@ def manual_categories(ruleset: str) -> list[dict[str, str]]:
     return out
 
 
-def apply_skill(
-    game_id: str, *, actor: str, skill: str, target: str | None, actor_label: str
-) -> list[str]:
-    """Enter one night skill or decision for ``actor``; the announcements it caused."""
-    body = {"type": "skill", "actor": actor, "skill": skill, "target": target}
+def director_action(game_id: str, body: dict[str, Any], *, actor_label: str) -> tuple[Any, ...]:
+    """Apply one ``POST /api/games/{id}/actions`` body the way that endpoint does: validated by
+    the same schema, turned into the same game-core action, applied under the game's lock and
+    audited; a refusal is a :class:`ConsoleError` and the transaction is rolled back."""
     try:
         action = action_from_json(schemas.ACTION.validate(body))
         with locked_game(game_id) as (session, locked):
@@ -833,21 +940,22 @@ def apply_skill(
         raise ConsoleError(f"输入有误：{exc.message}") from exc
     except ApiError as exc:
         raise ConsoleError(api_message(exc)) from exc
+    return events
+
+
+def apply_skill(
+    game_id: str, *, actor: str, skill: str, target: str | None, actor_label: str
+) -> list[str]:
+    """Enter one night skill or decision for ``actor``; the announcements it caused."""
+    body = {"type": "skill", "actor": actor, "skill": skill, "target": target}
+    events = director_action(game_id, body, actor_label=actor_label)
     return [e.text for e in events if isinstance(e, Announced)]
 
 
 def proxy_vote(game_id: str, *, voter: str, target: str | None, actor_label: str) -> None:
     """代投: the director casts ``voter``'s ballot (target None = 弃权)."""
     body = {"type": "proxy_vote", "voter": voter, "target": target}
-    try:
-        action = action_from_json(schemas.ACTION.validate(body))
-        with locked_game(game_id) as (session, locked):
-            locked.apply(action)
-            audit(session, game_id, actor_label, "action", {"action": body, "via": "console"})
-    except SchemaError as exc:
-        raise ConsoleError(f"输入有误：{exc.message}") from exc
-    except ApiError as exc:
-        raise ConsoleError(api_message(exc)) from exc
+    director_action(game_id, body, actor_label=actor_label)
 
 
 def close_current_day(
@@ -980,6 +1088,233 @@ def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
             "threshold": cardrules.rules(row.ruleset).activity.single_day_min,
             "out": out_day,
         },
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Posts
+
+
+#: posts per page of the posts list (app config ``CONSOLE_POSTS_PER_PAGE``)
+DEFAULT_POSTS_PER_PAGE = 50
+
+
+def posts_per_page() -> int:
+    """Posts per page of the posts list."""
+    value = DEFAULT_POSTS_PER_PAGE
+    if has_app_context():
+        value = int(current_app.config.get("CONSOLE_POSTS_PER_PAGE", DEFAULT_POSTS_PER_PAGE))
+    return max(1, value)
+
+
+@dataclass(frozen=True)
+class PostFilters:
+    """The posts list's filters (None / False: not filtered)."""
+
+    character: str | None = None
+    day: int | None = None
+    thread: str | None = None
+    flagged: bool = False
+
+    def query_args(self) -> dict[str, str]:
+        """The filters as query-string arguments, for paging links.
+
+        >>> PostFilters(character="甲", flagged=True).query_args()
+        {'character': '甲', 'flagged': '1'}
+        """
+        args: dict[str, str] = {}
+        if self.character is not None:
+            args["character"] = self.character
+        if self.day is not None:
+            args["day"] = str(self.day)
+        if self.thread is not None:
+            args["thread"] = self.thread
+        if self.flagged:
+            args["flagged"] = "1"
+        return args
+
+
+def post_filters(
+    args: Mapping[str, str], characters: Sequence[str]
+) -> tuple[PostFilters, list[str]]:
+    """The filters from a query string; a value that names nothing is dropped with a notice.
+
+    >>> post_filters({"character": "乙", "day": "2", "flagged": "1"}, ["甲", "乙"])
+    (PostFilters(character='乙', day=2, thread=None, flagged=True), [])
+    >>> for notice in post_filters({"character": "丙", "day": "x", "thread": "chat"}, ["甲"])[1]:
+    ...     print(notice)
+    没有名为「丙」的角色，已显示所有角色的帖子
+    天数“x”无效，已显示所有天
+    没有“chat”这种帖子，已显示所有帖子
+    """
+    notices: list[str] = []
+    character: str | None = args.get("character") or None
+    if character is not None and character not in characters:
+        notices.append(f"没有名为「{character}」的角色，已显示所有角色的帖子")
+        character = None
+    raw_day = args.get("day") or ""
+    day: int | None = None
+    if raw_day:
+        if raw_day.isdigit() and len(raw_day) <= 4:
+            day = int(raw_day)
+        else:
+            notices.append(f"天数“{raw_day}”无效，已显示所有天")
+    thread: str | None = args.get("thread") or None
+    if thread is not None and thread not in THREADS:
+        notices.append(f"没有“{thread}”这种帖子，已显示所有帖子")
+        thread = None
+    flagged = args.get("flagged") == "1"
+    return PostFilters(character, day, thread, flagged), notices
+
+
+def page_number(raw: str | None) -> int:
+    """A page number from the query string (1 when missing or not a number).
+
+    >>> page_number("3"), page_number("0"), page_number("-1"), page_number(None)
+    (3, 1, 1, 1)
+    """
+    if raw is None or not raw.isdigit() or len(raw) > 6:
+        return 1
+    return max(1, int(raw))
+
+
+def page_links(page: int, pages: int, around: int = 2) -> list[int | None]:
+    """Page numbers to link: the first, the last and ``around`` either side; None is a gap.
+
+    >>> page_links(6, 12)
+    [1, None, 4, 5, 6, 7, 8, None, 12]
+    >>> page_links(1, 3)
+    [1, 2, 3]
+    """
+    shown = sorted({1, pages, *range(max(1, page - around), min(pages, page + around) + 1)})
+    out: list[int | None] = []
+    for number in shown:
+        if out and out[-1] is not None and number - out[-1] > 1:
+            out.append(None)
+        out.append(number)
+    return out
+
+
+def final_ballots(game: Game) -> dict[tuple[int, str], VoteCast]:
+    """Each (day, voter)'s last ballot in the log: the one that stands (or stood at 关门)."""
+    return {(e.day, e.voter): e for e in game.log if isinstance(e, VoteCast)}
+
+
+def _vote_view(post: Post, final: Mapping[tuple[int, str], VoteCast]) -> dict[str, str] | None:
+    """How a vote-thread post counted: 有效 (and whether a later ballot replaced it) or not."""
+    if post.thread != "vote":
+        return None
+    if post.zombie:
+        return {"status": "rejected", "status_name": "不计入", "detail": "诈尸：出局角色的投票不计"}
+    vote = post.vote if isinstance(post.vote, Mapping) else None
+    if vote is None:
+        return None
+    status = str(vote.get("status", ""))
+    out = {"status": status, "status_name": label("vote_status", status), "detail": "", "later": ""}
+    if status == "counted":
+        target = vote.get("target")
+        out["detail"] = (f"投给{target}" if target else "弃权") + (
+            "（改票）" if vote.get("is_change") else ""
+        )
+        last = final.get((post.day, post.author))
+        if last is not None and last.post_id != post.forum_post_id:
+            now = f"投给{last.target}" if last.target else "弃权"
+            how = "导演代投" if last.proxy else "改票"
+            out["later"] = f"已被之后的{how}取代（{now}）"
+    else:
+        out["detail"] = str(vote.get("message", ""))
+    return out
+
+
+def _post_suggestion_view(s: Suggestion, decision: Decision | None) -> dict[str, Any]:
+    return {
+        "id": s.id,
+        "kind_name": label("suggestion_kinds", s.kind),
+        "category_name": cardrules.category_name(s.category),
+        "colour": s.colour,
+        "colour_name": colour_label(s.colour),
+        "status": s.status,
+        "decided_colour": decision.colour if decision else None,
+        "decided_name": colour_label(decision.colour) if decision else "",
+    }
+
+
+def posts_page(
+    session: Session, row: GameRow, game: Game, filters: PostFilters, page: int
+) -> dict[str, Any]:
+    """One page of the game's posts in thread order (day, then posting time), grouped by day,
+    each with its findings highlighted, how its vote counted and its suggestion's status."""
+    flagged = (
+        select(Suggestion.id)
+        .where(Suggestion.game_id == row.id, Suggestion.post_id == Post.id)
+        .exists()
+    )
+    where = [Post.game_id == row.id]
+    if filters.character is not None:
+        where.append(Post.author == filters.character)
+    if filters.day is not None:
+        where.append(Post.day == filters.day)
+    if filters.thread is not None:
+        where.append(Post.thread == filters.thread)
+    if filters.flagged:
+        where.append(flagged)
+    total = int(session.scalar(select(func.count()).select_from(Post).where(*where)) or 0)
+    per_page = posts_per_page()
+    pages = max(1, -(-total // per_page))
+    page = min(page, pages)
+    posts = session.scalars(
+        select(Post)
+        .where(*where)
+        .order_by(Post.day, Post.posted_at, Post.id)
+        .offset((page - 1) * per_page)
+        .limit(per_page)
+    ).all()
+    suggestions: dict[int, list[tuple[Suggestion, Decision | None]]] = defaultdict(list)
+    if posts:
+        for s, decision in session.execute(
+            select(Suggestion, Decision)
+            .outerjoin(Decision, Decision.suggestion_id == Suggestion.id)
+            .where(Suggestion.game_id == row.id, Suggestion.post_id.in_([p.id for p in posts]))
+            .order_by(Suggestion.id)
+        ):
+            suggestions[s.post_id or 0].append((s, decision))
+    final = final_ballots(game)
+    groups: list[dict[str, Any]] = []
+    for post in posts:
+        if not groups or groups[-1]["day"] != post.day:
+            title = "开局" if post.day == 0 else f"第{post.day}天"
+            groups.append({"day": post.day, "title": title, "posts": []})
+        findings = [f for f in post.findings if f.get("category") != "water"]
+        linked = [_post_suggestion_view(s, d) for s, d in suggestions.get(post.id, [])]
+        groups[-1]["posts"].append(
+            {
+                "id": post.id,
+                "forum_post_id": post.forum_post_id,
+                "author": post.author,
+                "thread": post.thread,
+                "thread_name": thread_label(post.thread),
+                "posted_at": local_time(post.posted_at),
+                "html": highlight(post.body, spans_from_findings(findings, len(post.body))),
+                "water": post.is_water,
+                "zombie": post.zombie,
+                "findings": [_finding_view(f) for f in findings],
+                "vote": _vote_view(post, final),
+                "suggestions": linked,
+                "colour": linked[0]["colour"] if linked else "",
+            }
+        )
+    post_days = session.scalars(select(Post.day).where(Post.game_id == row.id).distinct()).all()
+    return {
+        "groups": groups,
+        "total": total,
+        "page": page,
+        "pages": pages,
+        "page_links": page_links(page, pages),
+        "filters": filters,
+        "query": filters.query_args(),
+        "characters": list(game.characters),
+        "days": sorted({*post_days, *range(1, max(game.state.day, 1) + 1)}),
+        "threads": {t: thread_label(t) for t in THREADS},
     }
 
 

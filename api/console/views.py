@@ -1,4 +1,4 @@
-"""The console's pages: login, new game, review queue, players, day and night, timeline.
+"""The console's pages: login, new game, review queue, posts, players, day and night, timeline.
 
 Every page is server-rendered with Jinja's autoescaping on; every form posts back here with a
 CSRF token (see :mod:`api.console.security`) and answers with a redirect (post/redirect/get), so
@@ -220,6 +220,69 @@ def give_card() -> BaseResponse:
     for line in result.announcements:
         flash(f"公示：{line}", "red")
     return _back("console.players")
+
+
+@console_bp.post("/substitute")
+@director_required
+def substitute() -> BaseResponse:
+    """替补: a new player takes over a character (每名角色仅限更换一次替补)."""
+    character = request.form.get("character", "")
+    try:
+        old, new = service.substitute(
+            _director_game(),
+            character=character,
+            player=request.form.get("player", ""),
+            actor_label=_actor(),
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.players", _anchor="substitute")
+    flash(f"已更换替补：{new} 接替 {old}（{character}）", "ok")
+    return _back("console.players")
+
+
+@console_bp.post("/last-words")
+@director_required
+def last_words() -> BaseResponse:
+    """遗言 entered by the director, or 放弃遗言."""
+    character = request.form.get("character", "")
+    abandon = request.form.get("choice") == "abandon"
+    try:
+        lines = service.leave_last_words(
+            _director_game(),
+            character=character,
+            text=None if abandon else request.form.get("text", ""),
+            actor_label=_actor(),
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.players", _anchor="last-words")
+    if abandon:
+        flash(f"{character}放弃遗言", "ok")
+    elif lines:
+        flash(f"已记录{character}的遗言", "ok")
+    else:
+        flash(f"已记录{character}的遗言，将在下一个游戏日开始时公示", "ok")
+    for line in lines:
+        flash(f"公示：{line}", "info")
+    return _back("console.players")
+
+
+# ---------------------------------------------------------------------------------------------
+# Posts
+
+
+@console_bp.get("/posts")
+@director_required
+def posts() -> str:
+    """Every post of the game in thread order, by day, paged; filters: character, day, flagged."""
+
+    def build(session: Any, row: Any, game: Any) -> dict[str, Any]:
+        filters, notices = service.post_filters(request.args, game.characters)
+        page = service.page_number(request.args.get("page"))
+        return {**service.posts_page(session, row, game, filters, page), "notices": notices}
+
+    return _page("console/posts.html", _build=build)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -40,6 +40,8 @@ ENDPOINTS: list[tuple[str, str, Body | None, set[str]]] = [
     ),
     ("POST", "/api/games/{id}/advance", lambda api, g: {"close": "day"}, {"director"}),
     ("POST", "/api/suggestions/{sid}/decision", lambda api, g: {"action": "dismiss"}, {"director"}),
+    ("POST", "/api/games/{id}/tokens/revoke", lambda api, g: {"character": "软件1"}, {"director"}),
+    ("POST", "/api/games/{id}/tokens", lambda api, g: {"character": "软件1"}, {"director"}),
 ]
 KINDS = ["public", "player", "director", "other_director", "unknown_token", "malformed_header"]
 

@@ -24,10 +24,11 @@ def test_db_upgrade_creates_the_default_sqlite_file_from_any_directory(
     assert path.is_file()
     tables = set(inspect(make_engine(f"sqlite:///{path}")).get_table_names())
     assert {"games", "game_events", "posts", "suggestions", "decisions", "cards", "audit_log",
-            "labelled_examples", "rate_windows", "tokens"} <= tables  # fmt: skip
+            "labelled_examples", "rate_windows", "tokens",
+            "idempotency_keys"} <= tables  # fmt: skip
     assert db_main(["upgrade"]) == 0  # idempotent
     assert db_main(["current"]) == 0
-    assert capsys.readouterr().out.strip().endswith("0002")
+    assert capsys.readouterr().out.strip().endswith("0003")
 
 
 def test_db_rejects_bad_usage(capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,8 +20,17 @@ class CheckingClient:
         self.specs = {(e.method, e.rule): e for e in ENDPOINTS}
         self.checked: set[tuple[str, str]] = set()
 
-    def __call__(self, method: str, path: str, token: str | None = None, json: Any = None) -> Any:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
+    def __call__(
+        self,
+        method: str,
+        path: str,
+        token: str | None = None,
+        json: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
+        headers = dict(headers or {})
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
         response = self.client.open(path, method=method, json=json, headers=headers)
         rule, _ = self.adapter.match(path.split("?")[0], method, return_rule=True)
         spec = self.specs[(method, rule.rule)]
@@ -67,4 +76,29 @@ def test_responses_match_the_openapi_schemas(app: Flask, api: Any) -> None:
     call("GET", f"/api/games/{gid}/view")
     call("GET", f"/api/games/{gid}/view", game["player_tokens"]["软件6"])
     call("GET", f"/api/games/{gid}/view", token)
+    # Idempotent creation: the replay and the reused key's 422 fit the document too.
+    key = {"Idempotency-Key": "5f0c7a52-3d1e-4b7a-9c2d-0e8f6a4b1c3d"}
+    body = {"ruleset": "m72", "players": api.M72_PLAYERS, "seed": "idem"}
+    created = call("POST", "/api/games", None, body, key)
+    assert call("POST", "/api/games", None, body, key) == created
+    assert call("POST", "/api/games", None, {**body, "seed": "other"}, key)["error"]["rule"] == (
+        "idempotency_key_reused"
+    )
+    call("POST", "/api/games", None, body, {"Idempotency-Key": "short"})  # 400
+    # Revoking and reissuing player tokens, and what a revoked token is told.
+    call("POST", f"/api/games/{gid}/tokens/revoke", token, {"character": "软件5"})
+    call("POST", f"/api/games/{gid}/tokens/revoke", token, {"character": "路人"})  # 400
+    revoked = call("GET", f"/api/games/{gid}/view", game["player_tokens"]["软件5"])  # 401
+    assert revoked["error"]["code"] == "token_revoked"
+    reissued = call("POST", f"/api/games/{gid}/tokens", token, {"character": "软件5"})
+    call("GET", f"/api/games/{gid}/view", reissued["player_token"])
+    call("POST", f"/api/games/{gid}/tokens", game["player_tokens"]["软件6"], {"character": "软件5"})
     assert call.checked == {(e.method, e.rule) for e in ENDPOINTS}
+
+
+def test_the_document_declares_the_idempotency_header_and_the_422(client: Any) -> None:
+    create = client.get("/openapi.json").get_json()["paths"]["/api/games"]["post"]
+    header = next(p for p in create["parameters"] if p["name"] == "Idempotency-Key")
+    assert header["in"] == "header" and header["required"] is False
+    assert "422" in create["responses"]
+    assert "Idempotent-Replayed" in create["responses"]["201"]["headers"]

@@ -3,7 +3,8 @@
 A live server runs the real app in a thread on a temporary SQLite file. The director creates an
 M72 game in the page, logs out and back in with the token, posts arrive through the JSON API,
 suggestions are decided with the keyboard and the mouse, a red card ejects a character and the
-ejection shows in the announcements; a hostile post stays inert text.
+ejection shows in the announcements; a hostile post stays inert text (in the queue and in the
+posts list); a 替补 is entered on the players page.
 """
 
 from __future__ import annotations
@@ -187,6 +188,27 @@ def test_m72_red_card_and_inert_hostile_post(server: str, page: Any) -> None:
     row = page.locator("table.players tbody tr", has_text="抖音")
     expect(row).to_contain_text("出局")
     expect(row).to_contain_text("红牌罚下")
+
+    # The posts list: the hostile post is inert there too, and links to its ruling.
+    page.goto(server + "/posts")
+    expect(page.locator("#posts article.item")).to_have_count(3)
+    page.select_option("#post-filters select[name=character]", "抖音")
+    with page.expect_navigation():
+        page.click("#filter-posts")
+    expect(page.locator("#posts article.item")).to_have_count(1)
+    expect(page.locator("#posts .post")).to_have_text(HOSTILE)
+    assert page.locator("#posts script, #posts img, #posts a[href^='javascript']").count() == 0
+    with page.expect_navigation():
+        page.click("#posts .suggest-link")
+    assert page.url.endswith(f"/queue?status=decided#s-{sids[1]}")
+
+    # 替补 through the players page's form.
+    page.goto(server + "/players")
+    page.select_option("#substitute-form select[name=character]", "百度")
+    page.fill("#substitute-form input[name=player]", "新玩家")
+    with page.expect_navigation():
+        page.click("#substitute-submit")
+    expect(page.locator(".flash-ok")).to_have_text("已更换替补：新玩家 接替 百度（百度）")
 
     assert dialogs == [], dialogs
     assert errors == [], errors  # no CSP violation, no script error

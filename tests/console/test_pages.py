@@ -28,8 +28,9 @@ M72_PLAYERS = [
     "网易云",
     "哔哩哔哩",
 ]  # fmt: skip  (same as conftest's game)
-PAGES = ("/queue", "/players", "/day", "/timeline", "/deal")
-POSTS = ("/queue/1", "/card", "/day/close", "/night/close", "/action", "/proxy")
+PAGES = ("/queue", "/posts", "/players", "/day", "/timeline", "/deal")
+POSTS = ("/queue/1", "/card", "/day/close", "/night/close", "/action", "/proxy", "/substitute",
+         "/last-words")  # fmt: skip
 
 
 def marks(html: str) -> list[str]:
@@ -131,15 +132,21 @@ def test_session_sees_only_its_own_game(console: Any) -> None:
 
 
 def test_revoked_token_ends_the_session(app: Flask, console: Any, game: dict[str, Any]) -> None:
-    from sqlalchemy import delete
-
-    from models.game import Token
+    from api.cli import _rotate_director
 
     console.login(game["director_token"])
     assert console.client.get("/queue").status_code == 200
     with app.extensions["bansha_db"].write() as session:
-        session.execute(delete(Token).where(Token.game_id == game["id"], Token.kind == "director"))
+        revoked, fresh = _rotate_director(session, game["id"], "leaked")
+    assert revoked == 1
+    # the open session ends, and the old token no longer logs in
     assert console.client.get("/queue").status_code == 302
+    page = console.login(game["director_token"])
+    assert "令牌已被吊销" in page.get_data(as_text=True)
+    assert console.client.get("/queue").status_code == 302
+    # the rotated token works
+    console.login(fresh)
+    assert console.client.get("/queue").status_code == 200
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,9 @@
 """Random full wa004 games (hypothesis): the invariants of issue 2 hold in every playout.
 
-Modest by default; set ``WA004_PLAYOUTS=5000`` (for example) to play thousands.
+These playouts pick any legal action (also the director's, under rule variants) and check each
+step; ``WA004_PLAYOUTS`` examples (default 60; ``WA004_PLAYOUTS=5000``, for example, plays
+thousands). The volume is in ``test_properties.py``: 2,000 seeded wa004 games per run
+(``BANSHA_SEEDED_GAMES``).
 """
 
 from __future__ import annotations
