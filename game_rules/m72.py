@@ -9,6 +9,7 @@ Judging: lose first, then win (胜负判定). Readings of silent places: docs/ru
 
 from __future__ import annotations
 
+import operator
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,7 @@ PACK = ("wolf", "wolf_cub")
 CROWS = ("crow_big", "crow_small")
 # skills the whole pack shares: one choice a night, whichever wolf makes it
 PACK_SKILLS = frozenset({"kill", "extra_kill"})
+_SKILL_OF = operator.itemgetter(1)  # (actor, skill) -> skill
 # skill -> roles that hold it
 SKILL_ROLES: dict[str, tuple[str, ...]] = {
     "slander": CROWS,
@@ -48,16 +50,23 @@ ROLE_SKILLS: dict[str, tuple[str, ...]] = {
 }
 
 
-# UseSkill values are immutable: the options listed night after night are shared, not rebuilt
-_OPTIONS: dict[tuple[str, str, str], UseSkill] = {}
+# UseSkill values are immutable: the options listed night after night are shared, not rebuilt.
+# (actor, skill) -> target -> option; bounded, since character names come from outside.
+_OPTIONS: dict[tuple[str, str], dict[str, UseSkill]] = {}
 
 
-def _option(actor: str, skill: str, target: str) -> UseSkill:
-    """``UseSkill(actor, skill, target)``, made once and kept in a bounded cache."""
-    if len(_OPTIONS) >= 65536:
-        _OPTIONS.clear()
-    option = _OPTIONS[(actor, skill, target)] = UseSkill(actor, skill, target)
-    return option
+def _options(actor: str, skill: str, targets: tuple[str, ...] | list[str]) -> list[UseSkill]:
+    """``[UseSkill(actor, skill, t) for t in targets]``, each made once."""
+    table = _OPTIONS.get((actor, skill))
+    if table is None:
+        if len(_OPTIONS) >= 4096:
+            _OPTIONS.clear()
+        table = _OPTIONS[(actor, skill)] = {}
+    if not table.keys() >= set(targets):
+        for t in targets:
+            if t not in table:
+                table[t] = UseSkill(actor, skill, t)
+    return list(map(table.__getitem__, targets))
 
 
 @register_engine
@@ -179,7 +188,7 @@ class M72(WerewolfRuleset):
     # -- night ----------------------------------------------------------------------------------
     def _used_tonight(self, state: GameState, skill: str, actor: str) -> bool:
         if skill in PACK_SKILLS:
-            return any(s == skill for (_, s) in state.night_actions)
+            return skill in map(_SKILL_OF, state.night_actions)
         return (actor, skill) in state.night_actions
 
     def night_skill(self, game: Game, action: UseSkill) -> None:
@@ -219,11 +228,12 @@ class M72(WerewolfRuleset):
         stays used, and 激励's extra kill opens only when a day or a night is resolved.
         """
         roles, acts = state.roles, state.night_actions
-        pack_used = {skill for _, skill in acts if skill in PACK_SKILLS}
+        pack_used = PACK_SKILLS.intersection(map(_SKILL_OF, acts))
         incite = state.flags.get("incite_night") == state.day
         out = []
-        for c in state.living():
-            for skill in ROLE_SKILLS.get(roles[c], ()):
+        skills_of = ROLE_SKILLS.get
+        for c in state.living_tuple():
+            for skill in skills_of(roles[c], ()):
                 if skill in PACK_SKILLS:  # once a night for the whole pack
                     is_open = skill not in pack_used and (incite or skill != "extra_kill")
                 else:
@@ -246,6 +256,7 @@ class M72(WerewolfRuleset):
         if not skills:
             return out
         living = state.living_tuple()
+        targets: tuple[str, ...] | list[str]
         for skill in skills:
             if not self._skill_open(state, actor, skill):
                 continue
@@ -255,9 +266,8 @@ class M72(WerewolfRuleset):
             elif skill == "divine":
                 targets = [t for t in living if t != actor]
             else:
-                targets = living  # type: ignore[assignment]
-            shared = _OPTIONS
-            out.extend([shared.get((actor, skill, t)) or _option(actor, skill, t) for t in targets])
+                targets = living
+            out.extend(_options(actor, skill, targets))
         return out
 
     def resolve_night(self, game: Game) -> None:

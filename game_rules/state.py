@@ -42,6 +42,7 @@ from game_rules.events import (
 )
 from game_rules.frozen import quick_frozen
 from game_rules.params import RulesetParams
+from game_rules.votes import Ballot, BallotBox
 
 SETUP = "setup"
 DAY = "day"
@@ -65,15 +66,18 @@ class GameState:
     """Mutable snapshot of a game, owned by its :class:`~game_rules.game.Game`."""
 
     __slots__ = (
+        "_box",
         "_living",
         "alive",
         "announcements",
         "ballots",
         "box_cache",
         "cards",
+        "changes_voided",
         "characters",
         "commitment",
         "day",
+        "day_ballots",
         "decisions",
         "eliminations",
         "ended",
@@ -93,7 +97,6 @@ class GameState:
         "substituted",
         "tallies",
         "told",
-        "vote_box",
         "winner",
     )
 
@@ -111,9 +114,14 @@ class GameState:
         self.sheriff: str | None = None
         self.status: dict[str, dict[str, Any]] = {c: {} for c in characters}
         self.flags: dict[str, Any] = {}
-        # current day's ballots: voter -> latest VoteCast; the vote box belongs to votes.py
+        # current day's ballots: voter -> latest VoteCast event; and the ballots as votes.py
+        # judges them (kept in a list, folded by the ruleset, which knows the vote policy)
         self.ballots: dict[str, VoteCast] = {}
-        self.vote_box: Any = None
+        self.day_ballots: list[Ballot] = []
+        self.changes_voided = False  # 004's 加速: every change void from then on
+        self._box: BallotBox | None = None
+        # the engine's verdict on the VoteCast it is about to emit, so the fold need not judge it
+        # again: (event, (index to edit or None, ballot kept))
         self.box_cache: tuple[Event, Any] | None = None
         self.tallies: list[VotesTallied] = []
         # current night's choices: (actor, skill) -> ActionTaken
@@ -146,8 +154,29 @@ class GameState:
         living = self._living
         if living is None:
             alive = self.alive
-            living = self._living = tuple(c for c in self.characters if c in alive)
+            living = self._living = tuple([c for c in self.characters if c in alive])
         return living
+
+    @property
+    def vote_box(self) -> BallotBox:
+        """Today's ballots as an immutable :class:`~game_rules.votes.BallotBox` (lazily)."""
+        box = self._box
+        if box is None:
+            box = self._box = BallotBox(tuple(self.day_ballots), self.changes_voided)
+        return box
+
+    def keep_ballot(self, index: int | None, ballot: Ballot) -> None:
+        """Fold one judged ballot: append it, or (``index``) replace an edited one."""
+        if index is None:
+            self.day_ballots.append(ballot)
+        else:
+            self.day_ballots[index] = ballot
+        self._box = None
+
+    def void_changes(self) -> None:
+        """Fold 004's "所有改票作废" (from 加速 on, each voter's first ballot counts)."""
+        self.changes_voided = True
+        self._box = None
 
     def role(self, character: str) -> str:
         """The character's current role key."""
@@ -238,7 +267,9 @@ def _phase(s: GameState, e: PhaseStarted) -> None:
         s.night_actions = {}
     elif e.phase == DAY:
         s.ballots = {}
-        s.vote_box = None
+        s.day_ballots = []
+        s.changes_voided = False
+        s._box = None
         s.box_cache = None
 
 

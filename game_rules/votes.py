@@ -60,7 +60,7 @@ import math
 import operator
 import re
 import unicodedata
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from fractions import Fraction
@@ -606,9 +606,6 @@ class BallotBox:
     history: tuple[Ballot, ...] = ()
     changes_voided: bool = False
 
-    def _of(self, voter: str) -> list[Ballot]:
-        return [b for b in self.history if b.voter == voter]
-
     def _count_of(self, voter: str) -> int:
         # C-level count: cast() needs only how many ballots a voter has, once per ballot
         return list(map(_VOTER, self.history)).count(voter)
@@ -659,66 +656,101 @@ class BallotBox:
         ``voters`` / ``candidates``: the living characters who may vote / be voted for (None: not
         checked here). ``accelerated``: 加速 is in force at the time of this ballot.
         """
-        if (ballot.at.tzinfo is None) != (closes_at.tzinfo is None):
-            raise VoteError("bad_time", "ballot time and closing time must both be aware or naive")
-        asked = ballot.requested_at if (ballot.proxy and ballot.requested_at) else ballot.at
-        if ballot.at > closes_at or asked > closes_at:
-            raise _reject(policy, "vote_closed", f"截止时间 {closes_at:%Y-%m-%d %H:%M}")
-        if voters is not None and ballot.voter not in voters:
-            raise _reject(policy, "voter_not_alive", ballot.voter)
-        if candidates is not None and ballot.target is not None and ballot.target not in candidates:
-            raise _reject(policy, "target_not_alive", ballot.target)
-        mine = self._count_of(ballot.voter)
+        index, kept = admit_ballot(
+            self.history,
+            self.changes_voided,
+            ballot,
+            policy=policy,
+            closes_at=closes_at,
+            accelerated=accelerated,
+            voters=voters,
+            candidates=candidates,
+        )
+        history = self.history
+        if index is None:
+            return BallotBox((*history, kept), self.changes_voided)
+        return BallotBox((*history[:index], kept, *history[index + 1 :]), self.changes_voided)
 
-        if ballot.post_id is not None and not ballot.proxy:
-            for i, old in enumerate(self.history):
-                if old.voter == ballot.voter and old.post_id == ballot.post_id:
-                    return self._edit(i, old, ballot, policy)
 
-        if ballot.proxy and not policy.proxies_allowed:
-            raise _reject(policy, "proxy_not_allowed")
-        if self.history and ballot.at < self.history[-1].at:
-            raise _reject(policy, "out_of_order", f"{ballot.at:%H:%M:%S}")
-        if ballot.proxy and ballot.conditional:
-            if policy.conditional_proxy == "invalid":
-                raise _reject(policy, "proxy_conditional")
-            ballot = replace(ballot, target=None)  # "否则视为弃权"
-        is_change = bool(mine)
-        if not ballot.proxy:
-            if mine and not ballot.is_change:
-                raise _reject(policy, "second_vote")
-            if not mine and ballot.is_change:
-                raise _reject(policy, "change_without_vote")
-            if (
-                is_change
-                and policy.change_must_reply
-                and ballot.replies_to is not None
-                and ballot.replies_to
-                not in {b.post_id for b in self._of(ballot.voter) if b.post_id is not None}
-            ):
-                raise _reject(policy, "change_not_reply", f"回复的是 {ballot.replies_to}")
-        if ballot.proxy and asked > closes_at - policy.proxy_deadline:
-            raise _reject(policy, "proxy_late")
-        if is_change:
-            if ballot.proxy and asked > closes_at - policy.proxy_change_deadline:
-                raise _reject(policy, "proxy_change_late")
-            if (accelerated or self.changes_voided) and not policy.changes_when_accelerated:
-                raise _reject(policy, "accelerated")
-            if asked > closes_at - policy.no_change_before_close:
-                raise _reject(policy, "last_hour")
-            if policy.max_changes is not None and mine - 1 >= policy.max_changes:
-                raise _reject(policy, "change_limit", f"已改票{mine - 1}次")
-        if ballot.is_change != is_change:
-            ballot = replace(ballot, is_change=is_change)
-        return BallotBox((*self.history, ballot), self.changes_voided)
+def admit_ballot(
+    history: Sequence[Ballot],
+    changes_voided: bool,
+    ballot: Ballot,
+    *,
+    policy: VotePolicy,
+    closes_at: datetime,
+    accelerated: bool = False,
+    voters: Collection[str] | None = None,
+    candidates: Collection[str] | None = None,
+) -> tuple[int | None, Ballot]:
+    """Judge ``ballot`` against a day's ``history`` (a box's ballots, in order): the rules of
+    :meth:`BallotBox.cast`, without building a box.
 
-    def _edit(self, index: int, old: Ballot, new: Ballot, policy: VotePolicy) -> BallotBox:
-        # "修改错别字不算做改票": an edit keeps its place and time; it may not move the vote.
-        if new.target != old.target:
-            raise _reject(policy, "edit_changes_target")
-        fixed = replace(old, reason=new.reason)
-        history = (*self.history[:index], fixed, *self.history[index + 1 :])
-        return replace(self, history=history)
+    Returns ``(None, kept)`` when ``kept`` is to be appended (it may differ from ``ballot``: a
+    conditional 代投 becomes 弃权, ``is_change`` is set from the voter's earlier ballots), or
+    ``(i, kept)`` when it edits ``history[i]`` in place ("修改错别字不算做改票"). Raises
+    :class:`VoteRejectedError` otherwise. The engine keeps its day's ballots in a list and calls
+    this directly; :meth:`BallotBox.cast` is this plus the new box.
+    """
+    at = ballot.at
+    if (at.tzinfo is None) != (closes_at.tzinfo is None):
+        raise VoteError("bad_time", "ballot time and closing time must both be aware or naive")
+    proxy = ballot.proxy
+    asked = ballot.requested_at if (proxy and ballot.requested_at) else at
+    if at > closes_at or asked > closes_at:
+        raise _reject(policy, "vote_closed", f"截止时间 {closes_at:%Y-%m-%d %H:%M}")
+    voter = ballot.voter
+    if voters is not None and voter not in voters:
+        raise _reject(policy, "voter_not_alive", voter)
+    if candidates is not None and ballot.target is not None and ballot.target not in candidates:
+        raise _reject(policy, "target_not_alive", ballot.target)
+    # C-level count: how many ballots the voter has so far
+    mine = list(map(_VOTER, history)).count(voter)
+
+    if ballot.post_id is not None and not proxy:
+        for i, old in enumerate(history):
+            if old.voter == voter and old.post_id == ballot.post_id:
+                # an edit keeps its place and time; it may not move the vote
+                if ballot.target != old.target:
+                    raise _reject(policy, "edit_changes_target")
+                return i, replace(old, reason=ballot.reason)
+
+    if proxy and not policy.proxies_allowed:
+        raise _reject(policy, "proxy_not_allowed")
+    if history and at < history[-1].at:
+        raise _reject(policy, "out_of_order", f"{at:%H:%M:%S}")
+    if proxy and ballot.conditional:
+        if policy.conditional_proxy == "invalid":
+            raise _reject(policy, "proxy_conditional")
+        ballot = replace(ballot, target=None)  # "否则视为弃权"
+    is_change = mine > 0
+    if not proxy:
+        if is_change and not ballot.is_change:
+            raise _reject(policy, "second_vote")
+        if not is_change and ballot.is_change:
+            raise _reject(policy, "change_without_vote")
+        if (
+            is_change
+            and policy.change_must_reply
+            and ballot.replies_to is not None
+            and ballot.replies_to
+            not in {b.post_id for b in history if b.voter == voter and b.post_id is not None}
+        ):
+            raise _reject(policy, "change_not_reply", f"回复的是 {ballot.replies_to}")
+    if proxy and asked > closes_at - policy.proxy_deadline:
+        raise _reject(policy, "proxy_late")
+    if is_change:
+        if proxy and asked > closes_at - policy.proxy_change_deadline:
+            raise _reject(policy, "proxy_change_late")
+        if (accelerated or changes_voided) and not policy.changes_when_accelerated:
+            raise _reject(policy, "accelerated")
+        if asked > closes_at - policy.no_change_before_close:
+            raise _reject(policy, "last_hour")
+        if policy.max_changes is not None and mine - 1 >= policy.max_changes:
+            raise _reject(policy, "change_limit", f"已改票{mine - 1}次")
+    if ballot.is_change != is_change:
+        ballot = replace(ballot, is_change=is_change)
+    return None, ballot
 
 
 # ---------------------------------------------------------------------------------------------

@@ -59,7 +59,7 @@ from game_rules.events import (
 from game_rules.params import RulesetParams
 from game_rules.registry import Ruleset
 from game_rules.state import DAY, NIGHT, GameState
-from game_rules.votes import Ballot, BallotBox, Tally, VotePolicy, tally
+from game_rules.votes import Ballot, BallotBox, Tally, VotePolicy, admit_ballot, tally
 
 if TYPE_CHECKING:
     from game_rules.game import Game
@@ -69,7 +69,6 @@ SECOND = timedelta(seconds=1)
 DAY_SPAN = timedelta(days=1)
 
 
-_EMPTY_BOX = BallotBox()
 _VOTER = operator.attrgetter("voter")
 
 
@@ -246,16 +245,18 @@ class WerewolfRuleset(Ruleset):
         if kind is VoteCast:
             cache = state.box_cache
             if cache is not None and cache[0] is event:
-                state.vote_box = cache[1]
+                index, kept = cache[1]
                 state.box_cache = None
-            else:
-                box = state.vote_box or BallotBox()
-                state.vote_box = box.cast(
+            else:  # rebuilding from a log: judge the ballot as cast_vote did
+                index, kept = admit_ballot(
+                    state.day_ballots,
+                    state.changes_voided,
                     self.ballot_of(cast(VoteCast, event)),
                     policy=self.policy,
                     closes_at=self.closes_at(state),
                     accelerated=bool(state.flags.get("accelerated")),
                 )
+            state.keep_ballot(index, kept)
         elif kind is PhaseStarted:
             for key in ("day_closed", "night_closed", "closes_at", "accelerated"):
                 state.flags.pop(key, None)
@@ -263,9 +264,11 @@ class WerewolfRuleset(Ruleset):
             kind is FlagSet
             and cast(FlagSet, event).key == "accelerated"
             and cast(FlagSet, event).value
-            and state.vote_box is not None
+            and state.day_ballots
+            and self.policy.acceleration_voids_changes
+            and not state.changes_voided
         ):
-            state.vote_box = state.vote_box.accelerate(policy=self.policy)
+            state.void_changes()
 
     # =========================================================================================
     # day
@@ -324,13 +327,13 @@ class WerewolfRuleset(Ruleset):
         if target is not None and target not in alive:
             game.require_character(target)
             raise InvalidTargetError("dead_target", f"{target}已出局，不能被投票")
-        box: BallotBox = state.vote_box or _EMPTY_BOX
+        history = state.day_ballots
         closes_at = self.closes_at(state)
         at = a.at
         if at is None:
             # untimed ballots (tests, simulations): one second after the previous one, the first
             # a day before the close; same awareness as the close so votes.py can compare them
-            at = box.history[-1].at + SECOND if box.history else closes_at - DAY_SPAN + SECOND
+            at = history[-1].at + SECOND if history else closes_at - DAY_SPAN + SECOND
         ballot = Ballot(
             voter,
             target,
@@ -343,17 +346,20 @@ class WerewolfRuleset(Ruleset):
             a.replies_to,
             a.reason,
         )
-        new_box = box.cast(
+        # voter and target were checked above (same rules, the engine's own errors)
+        verdict = admit_ballot(
+            history,
+            state.changes_voided,
             ballot,
             policy=self.policy,
             closes_at=closes_at,
             accelerated=bool(flags.get("accelerated")),
-            # voter and target were checked above (same rules, the engine's own errors)
         )
-        if len(new_box.history) > len(box.history):
-            kept = new_box.history[-1]  # as the box recorded it (a conditional 代投 = 弃权)
-        else:
-            kept = new_box.current().get(voter, ballot)  # an edit of an earlier post
+        index, kept = verdict
+        if index is not None:  # an edit of an earlier post: the voter's vote as it now stands
+            edited = [*history]
+            edited[index] = kept
+            kept = BallotBox(tuple(edited), state.changes_voided).current().get(voter, ballot)
         requested_at = a.requested_at
         event = VoteCast(
             voter,
@@ -368,12 +374,12 @@ class WerewolfRuleset(Ruleset):
             requested_at.isoformat() if requested_at else None,
             a.conditional,
         )
-        state.box_cache = (event, new_box)
+        state.box_cache = (event, verdict)
         game.emit(event)
 
     def tally_today(self, state: GameState) -> Tally:
         """Today's weighted tally (sheriff weight, hidden extras, dead voters excluded)."""
-        box = state.vote_box or _EMPTY_BOX
+        box = state.vote_box
         sheriff = state.sheriff
         alive = state.alive
         weights = None
@@ -421,7 +427,7 @@ class WerewolfRuleset(Ruleset):
             if len(tops) == 1:
                 out = tops[0]
             elif self.params.tie_rule == "sheriff_then_none" and state.sheriff in state.alive:
-                ballot = (state.vote_box or BallotBox()).current().get(state.sheriff or "")
+                ballot = state.vote_box.current().get(state.sheriff or "")
                 if ballot is not None and ballot.target in tops:
                     out = ballot.target
         game.emit(FlagSet("day_closed", True))
@@ -760,7 +766,7 @@ class WerewolfRuleset(Ruleset):
 
     def vote_options(self, state: GameState, actor: str) -> list[Action]:
         """Ballots ``actor`` may cast now (first ballot, or a change within the limit)."""
-        box: BallotBox = state.vote_box or BallotBox()
+        box = state.vote_box
         current = box.current().get(actor)
         targets: list[str | None] = [*state.living(), None]
         if current is None:

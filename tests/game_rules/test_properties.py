@@ -1,7 +1,24 @@
-"""Property tests: many random full games per ruleset through the public API.
+"""Property tests: random full games of every ruleset, played through the public API.
 
-Default: a modest number of games per ruleset so the suite stays fast. Run thousands with
-``BANSHA_GAMES=2000 .venv/bin/pytest tests/game_rules/test_properties.py``.
+Every game is checked by :func:`check_invariants` against issue 2's invariants: the game ends
+with exactly one winning faction; a character is eliminated at most once; eliminated characters
+never act, vote or get targeted; replaying the JSON log gives the same state and outcome; and no
+view leaks what the rules do not grant (each view holds exactly the events whose scope and
+audience reach it, never a director-only event, the wolves' kill choices or teammates' roles
+outside the wolves, nor an M72 crow's true size).
+
+Two layers feed it, and CI runs both on every ``make test``:
+
+* Volume: ``test_seeded_games`` plays ``BANSHA_SEEDED_GAMES`` (default 2,000) seeded games per
+  ruleset, seeds ``BANSHA_SEED_BASE`` (default 0) onwards, cycling through a few fixed policies.
+  The seeds are cut into chunks of at most ``CHUNK`` games, one test each, so pytest-xdist spreads
+  them over its workers; a failure names the ruleset, seed and policy to replay it with
+  ``play_random_game``.
+* Variety: the hypothesis tests draw seeds and policies (``BANSHA_GAMES`` examples each, default
+  40) and shrink a failure to a small case.
+
+Run more, for example ``BANSHA_SEEDED_GAMES=20000 BANSHA_SEED_BASE=5000 BANSHA_GAMES=500
+.venv/bin/pytest -n 2 tests/game_rules/test_properties.py``.
 """
 
 from __future__ import annotations
@@ -11,15 +28,17 @@ import os
 from datetime import datetime, timedelta
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from game_rules import Game
 from game_rules.actions import Action
 from game_rules.events import (
+    DIRECTOR,
+    PUBLIC,
     ActionTaken,
     Eliminated,
-    Event,
     FlagSet,
     GameStarted,
     StatusSet,
@@ -27,12 +46,41 @@ from game_rules.events import (
     VoteCast,
 )
 from game_rules.simulation import RandomPolicy, play_random_game, replay_actions
+from game_rules.views import build_views
 from game_rules.votes import Ballot, BallotBox, load_vote_policy, tally
+from game_rules.wa004.events import TrueLoveChosen
 
 GAMES = int(os.environ.get("BANSHA_GAMES", "40"))
+SEEDED_GAMES = int(os.environ.get("BANSHA_SEEDED_GAMES", "2000"))
+SEED_BASE = int(os.environ.get("BANSHA_SEED_BASE", "0"))
+CHUNK = 250
 RULESETS = ["m72", "m08", "m08_12", "wa004"]
 # decisions are taken by characters already out (最后一枪, 殉职, 传位)
 DECISION_SKILLS = {"shoot", "succession", "leader_succession"}
+WOLF_CHOICES = {"kill", "propose", "extra_kill"}
+# the seeded games cycle through these: the default, a wild one (many red cards, 替补, missed
+# deadlines, few night actions) and a quiet one (every night skill used, no director action)
+SEEDED_POLICIES = [
+    RandomPolicy(),
+    RandomPolicy(
+        act_at_night=0.4,
+        change_vote=0.5,
+        abstain=0.3,
+        eject=0.1,
+        substitute=0.05,
+        last_words=0.2,
+        miss_deadline=0.5,
+    ),
+    RandomPolicy(
+        act_at_night=1.0,
+        change_vote=0.0,
+        abstain=0.0,
+        eject=0.0,
+        substitute=0.0,
+        last_words=1.0,
+        miss_deadline=0.0,
+    ),
+]
 
 policies = st.builds(
     RandomPolicy,
@@ -51,6 +99,7 @@ game_settings = settings(
 
 def check_invariants(game: Game) -> None:
     state = game.state
+    log = game.log
     # the game ends, with exactly one winner
     assert state.ended, "random game did not end"
     winner = state.winner
@@ -60,7 +109,7 @@ def check_invariants(game: Game) -> None:
     # eliminated at most once; the dead never vote, act, or get targeted
     alive = set(game.characters)
     seen: set[str] = set()
-    for e in game.log:
+    for e in log:
         if isinstance(e, Eliminated):
             assert e.character not in seen, f"{e.character} eliminated twice"
             seen.add(e.character)
@@ -71,39 +120,102 @@ def check_invariants(game: Game) -> None:
             if e.skill not in DECISION_SKILLS:
                 assert e.actor in alive, f"dead {e.actor} used {e.skill}"
             assert e.target is None or e.target in alive, f"dead target {e.target}"
+        elif isinstance(e, TrueLoveChosen):
+            assert e.actor in alive, f"dead {e.actor} chose a true love"
     assert alive == state.alive
     # the log rebuilds the same state, also through JSON
     dicts = json.loads(json.dumps(game.event_dicts(), ensure_ascii=False))
     rebuilt = Game.rebuild(game.ruleset_id, None, game.seed_revealed or "", game.characters, dicts)
     assert rebuilt.state.snapshot() == state.snapshot()
     assert rebuilt.outcome() == game.outcome()
-    # views leak nothing the rules do not grant
-    public = game.public_view()
-    private_types = (Told, ActionTaken, VoteCast, GameStarted, StatusSet, FlagSet)
-    assert not any(isinstance(e, private_types) for e in public.events)
+    _check_views(game)
+
+
+def _check_views(game: Game) -> None:
+    """Views leak nothing the rules do not grant.
+
+    Events are compared by identity (views hold the log's own objects), one set per kind, so a
+    view costs a few set operations instead of a Python loop over its events.
+    """
+    state = game.state
+    log = game.log
+    # who may see each event, from its scope and audience (independent of the views' filter)
+    public: set[int] = set()
+    private: dict[str, set[int]] = {c: set() for c in game.characters}
+    never_shown: set[int] = set()  # director-only kinds, whatever their scope says
+    private_kinds: set[int] = set()  # never public
+    wolf_choices: set[int] = set()
+    team: set[int] = set()
+    for e in log:
+        if e.scope == PUBLIC:
+            public.add(id(e))
+        elif e.scope != DIRECTOR:
+            for c in e.audience():
+                if c in private:
+                    private[c].add(id(e))
+        if isinstance(e, GameStarted | StatusSet | FlagSet):
+            never_shown.add(id(e))
+        elif isinstance(e, Told | ActionTaken | VoteCast):
+            private_kinds.add(id(e))
+            if isinstance(e, ActionTaken) and e.skill in WOLF_CHOICES:
+                wolf_choices.add(id(e))
+            elif isinstance(e, Told) and e.kind == "team":
+                team.add(id(e))
+    views = build_views(game)
+    public_view = views.public()
+    shown = {id(e) for e in public_view.events}
+    assert shown == public and len(public_view.events) == len(shown)
+    assert not shown & (never_shown | private_kinds)
     for c in game.characters:
-        view = game.character_view(c)
-        for e in view.events:
-            assert e.seen_by(c)
-            assert not isinstance(e, GameStarted | StatusSet | FlagSet)
-        doc = json.dumps(view.to_dict(), ensure_ascii=False)
-        if state.roles[c].startswith("crow"):
+        view = views.character(c)
+        shown = {id(e) for e in view.events}
+        assert shown == public | private[c], f"{c}'s view differs from what scopes grant"
+        assert len(view.events) == len(shown)
+        assert not shown & never_shown
+        role = state.roles[c]
+        if role.startswith("crow"):
             # 不知道自己是大乌鸦还是小乌鸦
+            doc = json.dumps(view.to_dict(), ensure_ascii=False)
             assert view.role == "crow" and "crow_big" not in doc and "crow_small" not in doc
-        if not game.params.roles[state.roles[c]].traits.get("wolf"):
-            # the wolves' kill choices reach wolves only (and the M08 witch learns the target)
-            assert not any(
-                isinstance(e, ActionTaken) and e.skill in {"kill", "propose", "extra_kill"}
-                for e in view.events
-            )
-        _no_foreign_roles(game, c, view.events)
+        if not state.params.roles[role].traits.get("wolf"):
+            # the wolves' kill choices reach wolves only (and the M08 witch learns the target);
+            # only wolves (and the M72 pack) learn teammates' roles
+            assert not shown & wolf_choices, f"non-wolf {c} saw the wolves' choice"
+            assert not shown & team, f"non-wolf {c} was told the team"
 
 
-def _no_foreign_roles(game: Game, character: str, events: tuple[Event, ...]) -> None:
-    """Only wolves (and the M72 pack) learn teammates' roles."""
-    team_messages = [e for e in events if isinstance(e, Told) and e.kind == "team"]
-    if team_messages:
-        assert game.state.params.roles[game.state.roles[character]].traits.get("wolf")
+def check_wa004(game: Game) -> None:
+    """A real wa004 game: past the start (true loves chosen, couples told) unless red cards ended
+    it there."""
+    types = [e.TYPE for e in game.log]
+    ejected = any(e.cause == "red_card" for e in game.state.eliminations)
+    if "wa004_couples_revealed" not in types:
+        assert ejected, "random wa004 game stuck in its start phase"
+    else:
+        chosen = {e.actor for e in game.log if e.TYPE == "wa004_true_love"}
+        betrayers = {c for c, r in game.state.roles.items() if r == "betrayer"}
+        assert betrayers - chosen <= {e.character for e in game.state.eliminations}
+
+
+def _chunks() -> list[tuple[str, int, int]]:
+    out = []
+    for ruleset in RULESETS:
+        for start in range(SEED_BASE, SEED_BASE + SEEDED_GAMES, CHUNK):
+            out.append((ruleset, start, min(start + CHUNK, SEED_BASE + SEEDED_GAMES)))
+    return out
+
+
+@pytest.mark.parametrize(("ruleset", "start", "stop"), _chunks())
+def test_seeded_games(ruleset: str, start: int, stop: int) -> None:
+    for seed in range(start, stop):
+        policy = SEEDED_POLICIES[seed % len(SEEDED_POLICIES)]
+        game = play_random_game(ruleset, seed, policy=policy)
+        try:
+            check_invariants(game)
+            if ruleset == "wa004":
+                check_wa004(game)
+        except AssertionError as exc:
+            raise AssertionError(f"{ruleset} seed {seed}, {policy}: {exc}") from exc
 
 
 @game_settings
@@ -129,16 +241,7 @@ def test_random_m08_12_games(seed: int, policy: RandomPolicy) -> None:
 def test_random_wa004_games(seed: int, policy: RandomPolicy) -> None:
     game = play_random_game("wa004", seed, policy=policy)
     check_invariants(game)
-    # a real game: past the start phase (true loves chosen, couples told) unless red cards
-    # ended it there
-    types = [e.TYPE for e in game.log]
-    ejected = any(e.cause == "red_card" for e in game.state.eliminations)
-    if "wa004_couples_revealed" not in types:
-        assert ejected, "random wa004 game stuck in its start phase"
-    else:
-        chosen = {e.actor for e in game.log if e.TYPE == "wa004_true_love"}
-        betrayers = {c for c, r in game.state.roles.items() if r == "betrayer"}
-        assert betrayers - chosen <= {e.character for e in game.state.eliminations}
+    check_wa004(game)
 
 
 def test_random_wa004_games_reach_the_night() -> None:
@@ -149,6 +252,26 @@ def test_random_wa004_games_reach_the_night() -> None:
         assert game.state.ended and game.state.day >= 1
         types = {e.TYPE for e in game.log}
         assert {"wa004_couples_revealed", "wa004_night_judged", "votes_tallied"} <= types
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_one_builder_gives_the_views_asked_one_by_one(ruleset: str) -> None:
+    # check_invariants asks one builder for every view (indexed after the first); the API asks
+    # a fresh builder per view (a direct filter): both must agree, also as the log grows
+    for seed in range(3):
+        done: list[Action] = []
+        game = play_random_game(ruleset, seed, record=done)
+        partial = replay_actions(ruleset, seed, done[: len(done) // 2])
+        views = build_views(partial)
+        before = [views.character(c) for c in partial.characters]
+        assert before == [partial.character_view(c) for c in partial.characters]
+        for action in done[len(done) // 2 :]:
+            partial.apply(action)
+        assert partial.event_dicts() == game.event_dicts()
+        after = [views.character(c) for c in reversed(partial.characters)]
+        assert after == [partial.character_view(c) for c in reversed(partial.characters)]
+        assert after != before[::-1]
+        assert views.public() == partial.public_view()
 
 
 def test_same_seed_same_game() -> None:
