@@ -69,7 +69,8 @@ def quick_frozen(cls: T) -> T:
     namespace: dict[str, Any] = {
         "_builder": builder,
         "_new": object.__new__,
-        "_set": object.__setattr__,
+        # the __class__ descriptor's own setter: object.__setattr__ would look it up every time
+        "_set_class": object.__dict__["__class__"].__set__,
         "_owner": cls,
         "_NO_VALUE": _NO_VALUE,
     }
@@ -94,7 +95,7 @@ def quick_frozen(cls: T) -> T:
             f"def __new__(cls, {', '.join(params_src)}):" if params_src else "def __new__(cls):",
             "    self = _new(_builder)",
             *body,
-            "    _set(self, '__class__', _owner)",
+            "    _set_class(self, _owner)",
             "    return self",
         ]
     )
