@@ -928,26 +928,24 @@ _VOTES_TEXT: dict[tuple[int, int], str] = {}
 _COUNT_TEXT: dict[tuple[int, int], str] = {}
 
 
-def _votes_text(n: int, scale: int) -> str:
-    """``format_votes(Fraction(n, scale))``, kept for small counts."""
-    key = (n, scale)
-    text = _VOTES_TEXT.get(key)
+def _kept_text(kept: dict[tuple[int, int], str], write: Any, n: int, scale: int) -> str:
+    """``write(Fraction(n, scale))``, kept in ``kept`` for small counts."""
+    text = kept.get((n, scale))
     if text is None:
-        text = format_votes(Fraction(n, scale))
-        if len(_VOTES_TEXT) < 4096:
-            _VOTES_TEXT[key] = text
+        text = write(Fraction(n, scale))
+        if len(kept) < 4096:
+            kept[(n, scale)] = text
     return text
+
+
+def _votes_text(n: int, scale: int) -> str:
+    """``format_votes(Fraction(n, scale))`` ("1.5")."""
+    return _kept_text(_VOTES_TEXT, format_votes, n, scale)
 
 
 def _count_text(n: int, scale: int) -> str:
-    """``str(Fraction(n, scale))``, kept for small counts."""
-    key = (n, scale)
-    text = _COUNT_TEXT.get(key)
-    if text is None:
-        text = str(Fraction(n, scale))
-        if len(_COUNT_TEXT) < 4096:
-            _COUNT_TEXT[key] = text
-    return text
+    """``str(Fraction(n, scale))`` ("3/2")."""
+    return _kept_text(_COUNT_TEXT, str, n, scale)
 
 
 _ONE = Fraction(1)

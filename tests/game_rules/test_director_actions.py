@@ -30,41 +30,12 @@ from game_rules.actions import (
 from game_rules.errors import GameRuleError, SubstitutionError, WrongPhaseError
 from game_rules.events import Carded, Eliminated, Event, FactionLost, LastWordsGiven, Substituted
 from game_rules.game import Game, new_game
-from game_rules.shorthand import announcements, make_game, vote_day
+from game_rules.shorthand import M08_ROLES, M72_ROLES, announcements, make_game, vote_day
 from game_rules.simulation import characters_for, play_random_game
 from game_rules.state import DAY, NIGHT, SETUP
 
 RULESETS = ("m72", "m08", "wa004")
 DISCRETIONARY = (Eject, Substitute, DeclareFactionLost, ScheduleDay, LeaveLastWords)
-
-# the seatings of tests/game_rules/conftest.py (importlib mode: conftest cannot be imported)
-M72_ROLES: dict[str, str] = {
-    "狼": "wolf",
-    "幼": "wolf_cub",
-    "狂甲": "madman",
-    "狂乙": "madman",
-    "狐": "fox",
-    "占": "seer",
-    "灵": "medium",
-    "守": "guard",
-    "大鸦": "crow_big",
-    "小鸦": "crow_small",
-    "村甲": "villager",
-    "村乙": "villager",
-}
-M08_ROLES: dict[str, str] = {
-    "狼A": "wolf",
-    "狼B": "wolf",
-    "狼C": "wolf",
-    "狼D": "wolf",
-    "预": "seer",
-    "巫": "witch",
-    "猎": "hunter",
-    "村1": "villager",
-    "村2": "villager",
-    "村3": "villager",
-    "村4": "villager",
-}
 
 
 def rebuilt(game: Game, events: list[Event] | None = None) -> Game:

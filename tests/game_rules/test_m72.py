@@ -20,24 +20,9 @@ from game_rules import (
     UseSkill,
     WrongPhaseError,
 )
-from game_rules.shorthand import announcements, make_game, vote_day
+from game_rules.shorthand import M72_ROLES, announcements, make_game, vote_day
 from game_rules.shorthand import play_night as night
 from game_rules.shorthand import private_messages as private
-
-M72_ROLES = {
-    "狼": "wolf",
-    "幼": "wolf_cub",
-    "狂甲": "madman",
-    "狂乙": "madman",
-    "狐": "fox",
-    "占": "seer",
-    "灵": "medium",
-    "守": "guard",
-    "大鸦": "crow_big",
-    "小鸦": "crow_small",
-    "村甲": "villager",
-    "村乙": "villager",
-}
 
 ALL = list(M72_ROLES)
 
