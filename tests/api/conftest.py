@@ -1,11 +1,16 @@
-"""Fixtures for the service tests: a migrated SQLite file per test, copied from a template."""
+"""Fixtures for the service tests: a migrated SQLite file per test, copied from a template, and
+for the tests that also run on PostgreSQL, a throw-away schema on the test server."""
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+from urllib.parse import quote
 
 import pytest
 from flask import Flask
@@ -40,6 +45,84 @@ M72_ROLES = dict(
 )  # fmt: skip
 
 
+#: the service's test configuration (rules-only screening: fast and deterministic)
+SERVICE_CONFIG: dict[str, Any] = {"RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
+#: the PostgreSQL test server as psycopg takes it; each test works in a schema of its own
+PG_DSN = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+def postgres_unreachable() -> str | None:
+    """Why the PostgreSQL test server cannot be used (the skip reason), or None when it can."""
+    try:
+        import psycopg
+
+        with psycopg.connect(PG_DSN, connect_timeout=2):
+            return None
+    except Exception as exc:
+        return f"PostgreSQL at 127.0.0.1:5432/test unreachable: {exc}"
+
+
+class PgSchema(NamedTuple):
+    """A throw-away schema on the PostgreSQL test server."""
+
+    url: str  # the service's database URL, its search_path set to the schema
+    name: str
+    dsn: str  # the server for psycopg, for a second connection beside the service's
+
+
+@contextmanager
+def postgres_schema() -> Iterator[PgSchema]:
+    """An empty schema, dropped afterwards so reruns start clean; skips the test when the server
+    is unreachable."""
+    reason = postgres_unreachable()
+    if reason:
+        pytest.skip(reason)
+    import psycopg
+
+    name = f"bansha_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(PG_DSN, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{name}"')
+    try:
+        options = quote(f"-csearch_path={name}")
+        url = f"postgresql+psycopg://postgres@127.0.0.1:5432/test?options={options}"
+        yield PgSchema(url, name, PG_DSN)
+    finally:
+        with psycopg.connect(PG_DSN, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{name}" CASCADE')
+
+
+@contextmanager
+def serve_app(app: Flask) -> Iterator[int]:
+    """The app on a real threaded server (its port), so that requests truly overlap."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_port
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+
+
+def run_concurrently(n: int, fn: Callable[[int], Any]) -> list[Any]:
+    """``fn(0)`` … ``fn(n - 1)`` from n threads released together; the results in that order."""
+    barrier = threading.Barrier(n)
+    results: list[Any] = [None] * n
+
+    def run(i: int) -> None:
+        barrier.wait()
+        results[i] = fn(i)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    return results
+
+
 @pytest.fixture(scope="session")
 def template_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A database migrated once; each test gets a copy."""
@@ -57,14 +140,7 @@ def db_url(tmp_path: Path, template_db: Path) -> str:
 
 @pytest.fixture
 def app(db_url: str) -> Iterator[Flask]:
-    app = create_app(
-        {
-            "DATABASE_URL": db_url,
-            "TESTING": True,
-            "RATE_LIMIT_POSTS": (100_000, 60),
-            "USE_CLASSIFIER": False,
-        }
-    )
+    app = create_app({"DATABASE_URL": db_url, "TESTING": True, **SERVICE_CONFIG})
     yield app
     app.extensions["bansha_db"].dispose()
 
@@ -72,6 +148,59 @@ def app(db_url: str) -> Iterator[Flask]:
 @pytest.fixture
 def client(app: Flask) -> FlaskClient:
     return app.test_client()
+
+
+# Fixtures for the tests that run on both backends (test modules cannot import this one: the
+# helpers above reach them through these).
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def any_url(request: pytest.FixtureRequest, db_url: str) -> Iterator[str]:
+    """A migrated database on each backend: SQLite, and PostgreSQL in a throw-away schema."""
+    if request.param == "postgresql":
+        with postgres_schema() as schema:
+            upgrade(schema.url)
+            yield schema.url
+        return
+    yield db_url
+
+
+@pytest.fixture
+def any_app(any_url: str) -> Iterator[Flask]:
+    """The service over ``any_url``, with Flask's testing mode off as in a real worker."""
+    app = create_app({"DATABASE_URL": any_url, **SERVICE_CONFIG})
+    yield app
+    app.extensions["bansha_db"].dispose()
+
+
+@pytest.fixture
+def pg_app() -> Iterator[tuple[Flask, PgSchema]]:
+    """The service on PostgreSQL only, in a migrated throw-away schema, with that schema (for a
+    second connection that holds locks); skips when the server is unreachable."""
+    with postgres_schema() as schema:
+        upgrade(schema.url)
+        app = create_app({"DATABASE_URL": schema.url, **SERVICE_CONFIG})
+        yield app, schema
+        app.extensions["bansha_db"].dispose()
+
+
+@pytest.fixture
+def make_pg_schema() -> Callable[[], AbstractContextManager[PgSchema]]:
+    """``with make_pg_schema() as schema:`` gives an empty throw-away schema (skips when the
+    server is unreachable); for tests that need several, or to migrate it themselves."""
+    return postgres_schema
+
+
+@pytest.fixture
+def serve() -> Callable[[Flask], AbstractContextManager[int]]:
+    """``with serve(app) as port:`` runs the app on a real threaded server."""
+    return serve_app
+
+
+@pytest.fixture
+def concurrently() -> Callable[[int, Callable[[int], Any]], list[Any]]:
+    """``concurrently(n, fn)`` calls ``fn(0)`` … ``fn(n - 1)`` from n threads released together."""
+    return run_concurrently
 
 
 def bearer(token: str) -> dict[str, str]:

@@ -8,20 +8,10 @@ from __future__ import annotations
 
 import http.client
 import json
-import threading
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
-from urllib.parse import quote
 
-import pytest
 from flask import Flask
 
-from api import create_app
-from models.migrate import upgrade
-
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PLAYERS = [f"软件{i}" for i in range(1, 13)]
 ROLES = dict(
     zip(
@@ -45,65 +35,8 @@ ROLES = dict(
 )
 
 
-def _postgres_reachable() -> str | None:
-    try:
-        import psycopg
-
-        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", connect_timeout=2):
-            return None
-    except Exception as exc:
-        return f"PostgreSQL at 127.0.0.1:5432/test unreachable: {exc}"
-
-
-@contextmanager
-def postgres_schema() -> Iterator[str]:
-    import psycopg
-
-    schema = f"bansha_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield f"{PG_URL}?options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def server_app(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Flask]:
-    if request.param == "postgresql":
-        reason = _postgres_reachable()
-        if reason:
-            pytest.skip(reason)
-        with postgres_schema() as url:
-            upgrade(url)
-            app = create_app(
-                {"DATABASE_URL": url, "RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
-            )
-            yield app
-            app.extensions["bansha_db"].dispose()
-    else:
-        url = f"sqlite:///{tmp_path / 'c.sqlite3'}"
-        upgrade(url)
-        app = create_app(
-            {"DATABASE_URL": url, "RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
-        )
-        yield app
-        app.extensions["bansha_db"].dispose()
-
-
-@contextmanager
-def serve(app: Flask) -> Iterator[int]:
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_port
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
+# ``any_app`` (conftest) runs a test on SQLite and on PostgreSQL; ``serve`` and
+# ``concurrently`` (conftest) make the requests overlap.
 
 
 def request(
@@ -121,24 +54,10 @@ def request(
     return response.status, payload
 
 
-def concurrently(n: int, fn: Any) -> list[Any]:
-    barrier = threading.Barrier(n)
-    results: list[Any] = [None] * n
-
-    def run(i: int) -> None:
-        barrier.wait()
-        results[i] = fn(i)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    return results
-
-
-def test_concurrent_cards_for_one_player_escalate_exactly(server_app: Flask) -> None:
-    with serve(server_app) as port:
+def test_concurrent_cards_for_one_player_escalate_exactly(
+    any_app: Flask, serve: Any, concurrently: Any
+) -> None:
+    with serve(any_app) as port:
         status, game = request(
             port,
             "POST",
@@ -170,8 +89,10 @@ def test_concurrent_cards_for_one_player_escalate_exactly(server_app: Flask) -> 
         assert texts.count("软件11被红牌罚下") == 1
 
 
-def test_one_suggestion_decided_concurrently_is_decided_once(server_app: Flask) -> None:
-    with serve(server_app) as port:
+def test_one_suggestion_decided_concurrently_is_decided_once(
+    any_app: Flask, serve: Any, concurrently: Any
+) -> None:
+    with serve(any_app) as port:
         status, game = request(
             port,
             "POST",
@@ -206,8 +127,10 @@ def test_one_suggestion_decided_concurrently_is_decided_once(server_app: Flask) 
         assert total == 1
 
 
-def test_concurrent_decisions_on_different_suggestions_of_one_player(server_app: Flask) -> None:
-    with serve(server_app) as port:
+def test_concurrent_decisions_on_different_suggestions_of_one_player(
+    any_app: Flask, serve: Any, concurrently: Any
+) -> None:
+    with serve(any_app) as port:
         status, game = request(
             port,
             "POST",
@@ -248,8 +171,10 @@ def test_concurrent_decisions_on_different_suggestions_of_one_player(server_app:
         assert sum(1 for _, r in results if r["ejected"]) == 1
 
 
-def test_concurrent_retries_of_one_batch_store_each_post_once(server_app: Flask) -> None:
-    with serve(server_app) as port:
+def test_concurrent_retries_of_one_batch_store_each_post_once(
+    any_app: Flask, serve: Any, concurrently: Any
+) -> None:
+    with serve(any_app) as port:
         body = {"ruleset": "m72", "players": PLAYERS, "roles": ROLES, "seed": "f"}
         status, game = request(port, "POST", "/api/games", None, body)
         token, gid = game["director_token"], game["id"]

@@ -9,10 +9,8 @@ post, 海未 stays in, and the game goes on.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 
@@ -205,28 +203,13 @@ def test_control_game_without_the_red_card_goes_on(api: Any) -> None:
 
 
 @pytest.fixture
-def postgres_api(api: Any) -> Iterator[Any]:
+def postgres_api(api: Any, make_pg_schema: Any) -> Iterator[Any]:
     """The same helpers over an app on PostgreSQL (a fresh schema, dropped afterwards)."""
-    try:
-        import psycopg
-
-        admin = psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True,
-                                connect_timeout=2)  # fmt: skip
-    except Exception as exc:
-        pytest.skip(f"PostgreSQL at 127.0.0.1:5432/test unreachable: {exc}")
-    schema = f"bansha_e2e_{uuid.uuid4().hex[:12]}"
-    admin.execute(f'CREATE SCHEMA "{schema}"')
-    url = "postgresql+psycopg://postgres@127.0.0.1:5432/test?options=" + quote(
-        f"-csearch_path={schema}"
-    )
-    try:
-        upgrade(url)
-        app = create_app({"DATABASE_URL": url, "USE_CLASSIFIER": False})
+    with make_pg_schema() as schema:
+        upgrade(schema.url)
+        app = create_app({"DATABASE_URL": schema.url, "USE_CLASSIFIER": False})
         yield type(api)(app.test_client())
         app.extensions["bansha_db"].dispose()
-    finally:
-        admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
-        admin.close()
 
 
 @pytest.mark.postgres

@@ -10,10 +10,7 @@ import http.client
 import json
 import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 from flask import Flask
@@ -23,9 +20,7 @@ from api import create_app
 from api import idempotency as idem
 from models.game import Game, Token
 from models.idempotency import IdempotencyKey
-from models.migrate import upgrade
 
-PG = "postgresql://postgres@127.0.0.1:5432/test"
 PLAYERS = [f"软件{i}" for i in range(1, 13)]
 CONFIG = {"RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
 
@@ -50,49 +45,7 @@ def _count(app: Flask, model: Any) -> int:
         return int(session.scalar(select(func.count()).select_from(model)) or 0)
 
 
-def _postgres_unreachable() -> str | None:
-    try:
-        import psycopg
-
-        with psycopg.connect(PG, connect_timeout=2):
-            return None
-    except Exception as exc:
-        return f"PostgreSQL at 127.0.0.1:5432/test unreachable: {exc}"
-
-
-@contextmanager
-def _pg_url() -> Iterator[tuple[str, str]]:
-    reason = _postgres_unreachable()
-    if reason:
-        pytest.skip(reason)
-    import psycopg
-
-    schema = f"bansha_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield (
-            f"postgresql+psycopg://postgres@127.0.0.1:5432/test"
-            f"?options={quote(f'-csearch_path={schema}')}",
-            schema,
-        )
-    finally:
-        with psycopg.connect(PG, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def any_app(request: pytest.FixtureRequest, db_url: str) -> Iterator[Flask]:
-    if request.param == "postgresql":
-        with _pg_url() as (url, _schema):
-            upgrade(url)
-            app = create_app({"DATABASE_URL": url, **CONFIG})
-            yield app
-            app.extensions["bansha_db"].dispose()
-        return
-    app = create_app({"DATABASE_URL": db_url, **CONFIG})
-    yield app
-    app.extensions["bansha_db"].dispose()
+# ``any_app`` (conftest) runs a test on SQLite and on PostgreSQL.
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,20 +238,6 @@ def test_a_replay_hands_back_the_tokens_as_first_issued(app: Flask) -> None:
 # Concurrent duplicates against a real server
 
 
-@contextmanager
-def _serve(app: Flask) -> Iterator[int]:
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_port
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-
-
 def _send(port: int, body: Any, key: str) -> tuple[int, Any, str | None]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     conn.request(
@@ -314,26 +253,12 @@ def _send(port: int, body: Any, key: str) -> tuple[int, Any, str | None]:
     return response.status, payload, replayed
 
 
-def _concurrently(n: int, fn: Any) -> list[Any]:
-    barrier = threading.Barrier(n)
-    results: list[Any] = [None] * n
-
-    def run(i: int) -> None:
-        barrier.wait()
-        results[i] = fn(i)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    return results
-
-
-def test_concurrent_duplicates_create_one_game(any_app: Flask) -> None:
+def test_concurrent_duplicates_create_one_game(
+    any_app: Flask, serve: Any, concurrently: Any
+) -> None:
     key = _key()
-    with _serve(any_app) as port:
-        results = _concurrently(8, lambda i: _send(port, _body("race"), key))
+    with serve(any_app) as port:
+        results = concurrently(8, lambda i: _send(port, _body("race"), key))
     assert [s for s, _, _ in results] == [201] * 8
     assert len({json.dumps(b, sort_keys=True) for _, b, _ in results}) == 1  # one answer
     assert sorted(str(r) for _, _, r in results) == ["None"] + ["true"] * 7
@@ -341,11 +266,13 @@ def test_concurrent_duplicates_create_one_game(any_app: Flask) -> None:
     assert _count(any_app, Token) == 13
 
 
-def test_concurrent_requests_with_one_key_and_different_bodies(any_app: Flask) -> None:
+def test_concurrent_requests_with_one_key_and_different_bodies(
+    any_app: Flask, serve: Any, concurrently: Any
+) -> None:
     key = _key()
     bodies = [_body(f"seed-{i % 2}") for i in range(8)]
-    with _serve(any_app) as port:
-        results = _concurrently(8, lambda i: _send(port, bodies[i], key))
+    with serve(any_app) as port:
+        results = concurrently(8, lambda i: _send(port, bodies[i], key))
     assert _count(any_app, Game) == 1
     created = [(i, b) for i, (s, b, _) in enumerate(results) if s == 201]
     refused = [i for i, (s, _, _) in enumerate(results) if s == 422]
@@ -359,41 +286,38 @@ def test_concurrent_requests_with_one_key_and_different_bodies(any_app: Flask) -
 
 
 @pytest.mark.postgres
-def test_postgres_a_duplicate_waits_for_the_first_and_replays_it() -> None:
+def test_postgres_a_duplicate_waits_for_the_first_and_replays_it(
+    pg_app: tuple[Flask, Any],
+) -> None:
     """The second insert of a key blocks on the unique index until the first transaction ends:
     after a commit it answers with that game, and nothing of its own is stored."""
     import psycopg
 
     key = _key()
-    with _pg_url() as (url, schema):
-        upgrade(url)
-        app = create_app({"DATABASE_URL": url, **CONFIG})
-        try:
-            with psycopg.connect(PG) as other:
-                other.execute(f'SET search_path TO "{schema}"')
-                # an "in-flight" first request: its game and key inserted, not yet committed
-                other.execute(
-                    "INSERT INTO games (id, ruleset, seed, players, commitment, version, finished,"
-                    " accelerated_days, created_at) VALUES ('inflight', 'm72', 's', '[]', 'c', 0,"
-                    " false, '[]', now())"
-                )
-                response = {"id": "inflight", "ruleset": "m72", "characters": PLAYERS,
-                            "commitment": "c", "announcements": []}  # fmt: skip
-                other.execute(
-                    "INSERT INTO idempotency_keys (scope, key_hash, request_hash, game_id, status,"
-                    " response, created_at) VALUES ('public', %s, %s, 'inflight', 201, %s, now())",
-                    (idem.key_hash(key), idem.fingerprint(_body()), json.dumps(response)),
-                )
-                done: list[Any] = []
-                thread = threading.Thread(target=lambda: done.append(_create(app, _body(), key)))
-                thread.start()
-                thread.join(timeout=1.5)
-                assert thread.is_alive() and not done  # waiting on the key, not creating
-                other.commit()
-                thread.join(timeout=30)
-            assert done and done[0].status_code == 201
-            assert done[0].get_json()["id"] == "inflight"
-            assert done[0].headers["Idempotent-Replayed"] == "true"
-            assert _count(app, Game) == 1 and _count(app, Token) == 0
-        finally:
-            app.extensions["bansha_db"].dispose()
+    app, schema = pg_app
+    with psycopg.connect(schema.dsn) as other:
+        other.execute(f'SET search_path TO "{schema.name}"')
+        # an "in-flight" first request: its game and key inserted, not yet committed
+        other.execute(
+            "INSERT INTO games (id, ruleset, seed, players, commitment, version, finished,"
+            " accelerated_days, created_at) VALUES ('inflight', 'm72', 's', '[]', 'c', 0,"
+            " false, '[]', now())"
+        )
+        response = {"id": "inflight", "ruleset": "m72", "characters": PLAYERS,
+                    "commitment": "c", "announcements": []}  # fmt: skip
+        other.execute(
+            "INSERT INTO idempotency_keys (scope, key_hash, request_hash, game_id, status,"
+            " response, created_at) VALUES ('public', %s, %s, 'inflight', 201, %s, now())",
+            (idem.key_hash(key), idem.fingerprint(_body()), json.dumps(response)),
+        )
+        done: list[Any] = []
+        thread = threading.Thread(target=lambda: done.append(_create(app, _body(), key)))
+        thread.start()
+        thread.join(timeout=1.5)
+        assert thread.is_alive() and not done  # waiting on the key, not creating
+        other.commit()
+        thread.join(timeout=30)
+    assert done and done[0].status_code == 201
+    assert done[0].get_json()["id"] == "inflight"
+    assert done[0].headers["Idempotent-Replayed"] == "true"
+    assert _count(app, Game) == 1 and _count(app, Token) == 0

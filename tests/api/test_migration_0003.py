@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 from alembic import command
@@ -22,39 +20,20 @@ from api import create_app
 from models.database import make_engine
 from models.migrate import alembic_config, current_revision, upgrade
 
-PG = "postgresql://postgres@127.0.0.1:5432/test"
 PLAYERS = [f"软件{i}" for i in range(1, 13)]
 CONFIG = {"RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
 
 
-@contextmanager
-def _pg_url() -> Iterator[str]:
-    try:
-        import psycopg
-
-        with psycopg.connect(PG, connect_timeout=2):
-            pass
-    except Exception as exc:
-        pytest.skip(f"PostgreSQL at 127.0.0.1:5432/test unreachable: {exc}")
-    schema = f"bansha_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        url = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-        yield f"{url}?options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with psycopg.connect(PG, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def two_urls(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[tuple[str, str]]:
+def two_urls(
+    request: pytest.FixtureRequest, tmp_path: Any, make_pg_schema: Any
+) -> Iterator[tuple[str, str]]:
     """Two empty databases of the same backend."""
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'used.sqlite3'}", f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
         return
-    with _pg_url() as used, _pg_url() as fresh:
-        yield used, fresh
+    with make_pg_schema() as used, make_pg_schema() as fresh:
+        yield used.url, fresh.url
 
 
 def _schema(url: str) -> dict[str, Any]:

@@ -9,69 +9,19 @@ each other.
 from __future__ import annotations
 
 import threading
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 from flask import Flask
 from sqlalchemy import event
 
-from api import create_app
 from api.gameplay import GameCache
 from api.referee import ingest_unvoted_posts
-from models.migrate import upgrade
 
-PG = "postgresql://postgres@127.0.0.1:5432/test"
 PLAYERS = [f"软件{i}" for i in range(1, 13)]
 
 
-def _postgres_unreachable() -> str | None:
-    try:
-        import psycopg
-
-        with psycopg.connect(PG, connect_timeout=2):
-            return None
-    except Exception as exc:
-        return f"PostgreSQL at 127.0.0.1:5432/test unreachable: {exc}"
-
-
-@contextmanager
-def _pg_app() -> Iterator[tuple[Flask, str]]:
-    reason = _postgres_unreachable()
-    if reason:
-        pytest.skip(reason)
-    import psycopg
-
-    schema = f"bansha_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/test?options={quote(f'-csearch_path={schema}')}"
-    try:
-        upgrade(url)
-        app = create_app(
-            {"DATABASE_URL": url, "RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
-        )
-        yield app, schema
-        app.extensions["bansha_db"].dispose()
-    finally:
-        with psycopg.connect(PG, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def any_app(request: pytest.FixtureRequest, db_url: str) -> Iterator[Flask]:
-    if request.param == "postgresql":
-        with _pg_app() as (app, _schema):
-            yield app
-        return
-    app = create_app(
-        {"DATABASE_URL": db_url, "RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
-    )
-    yield app
-    app.extensions["bansha_db"].dispose()
+# ``any_app`` (conftest) runs a test on SQLite and on PostgreSQL.
 
 
 def _new_game(app: Flask, seed: str) -> tuple[str, dict[str, str]]:
@@ -94,23 +44,7 @@ def _post(forum_id: str, author: str, body: str, thread: str = "discussion") -> 
     }
 
 
-def _concurrently(n: int, fn: Any) -> list[Any]:
-    barrier = threading.Barrier(n)
-    results: list[Any] = [None] * n
-
-    def run(i: int) -> None:
-        barrier.wait()
-        results[i] = fn(i)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    return results
-
-
-def test_concurrent_retries_of_one_post_store_it_once(any_app: Flask) -> None:
+def test_concurrent_retries_of_one_post_store_it_once(any_app: Flask, concurrently: Any) -> None:
     gid, auth = _new_game(any_app, "retry-one")
     post = _post("same-1", "软件3", "你个ＳＢ，别乱跳")
 
@@ -118,7 +52,7 @@ def test_concurrent_retries_of_one_post_store_it_once(any_app: Flask) -> None:
         r = any_app.test_client().post(f"/api/games/{gid}/posts", json=post, headers=auth)
         return r.status_code, r.get_json()
 
-    results = _concurrently(6, send)
+    results = concurrently(6, send)
     assert [s for s, _ in results] == [200] * 6
     assert sorted(b["duplicate"] for _, b in results) == [False] + [True] * 5
     assert len({b["post_id"] for _, b in results}) == 1
@@ -128,7 +62,9 @@ def test_concurrent_retries_of_one_post_store_it_once(any_app: Flask) -> None:
     assert len(queue["suggestions"]) == 1
 
 
-def test_concurrent_batches_sharing_ids_in_any_order_store_each_once(any_app: Flask) -> None:
+def test_concurrent_batches_sharing_ids_in_any_order_store_each_once(
+    any_app: Flask, concurrently: Any
+) -> None:
     gid, auth = _new_game(any_app, "retry-batch")
     posts = [
         _post(f"b-{i}", PLAYERS[i % 12], f"第{i}帖：你个ＳＢ" if i % 3 == 0 else f"第{i}帖，过")
@@ -142,7 +78,7 @@ def test_concurrent_batches_sharing_ids_in_any_order_store_each_once(any_app: Fl
         )
         return r.status_code, r.get_json()
 
-    results = _concurrently(len(orders), send)
+    results = concurrently(len(orders), send)
     assert [s for s, _ in results] == [200] * len(orders)  # no deadlock, no error
     fresh = [r["forum_post_id"] for _, b in results for r in b["results"] if not r["duplicate"]]
     assert sorted(fresh) == sorted(p["forum_post_id"] for p in posts)
@@ -186,39 +122,41 @@ def test_a_clean_discussion_post_is_one_insert_and_no_exclusive_lock(any_app: Fl
 
 
 @pytest.mark.postgres
-def test_postgres_posts_wait_for_a_writer_but_not_for_each_other() -> None:
+def test_postgres_posts_wait_for_a_writer_but_not_for_each_other(
+    pg_app: tuple[Flask, Any],
+) -> None:
     import psycopg
 
-    with _pg_app() as (app, schema):
-        gid, auth = _new_game(app, "share")
-        done: list[int] = []
+    app, schema = pg_app
+    gid, auth = _new_game(app, "share")
+    done: list[int] = []
 
-        def send(forum_id: str) -> threading.Thread:
-            def run() -> None:
-                r = app.test_client().post(
-                    f"/api/games/{gid}/posts", json=_post(forum_id, "软件4", "过"), headers=auth
-                )
-                done.append(r.status_code)
+    def send(forum_id: str) -> threading.Thread:
+        def run() -> None:
+            r = app.test_client().post(
+                f"/api/games/{gid}/posts", json=_post(forum_id, "软件4", "过"), headers=auth
+            )
+            done.append(r.status_code)
 
-            thread = threading.Thread(target=run)
-            thread.start()
-            return thread
+        thread = threading.Thread(target=run)
+        thread.start()
+        return thread
 
-        with psycopg.connect(PG) as other:
-            # another post's share lock does not hold this post up
-            other.execute(f'SELECT version FROM "{schema}".games WHERE id = %s FOR SHARE', (gid,))
-            thread = send("s-1")
-            thread.join(timeout=30)
-            assert done == [200]
-            other.rollback()
-            # a writer's exclusive lock does: the post waits until the writer commits
-            other.execute(f'SELECT version FROM "{schema}".games WHERE id = %s FOR UPDATE', (gid,))
-            thread = send("s-2")
-            thread.join(timeout=1.0)
-            assert thread.is_alive() and done == [200]
-            other.commit()
-            thread.join(timeout=30)
-            assert done == [200, 200]
+    with psycopg.connect(schema.dsn) as other:
+        # another post's share lock does not hold this post up
+        other.execute(f'SELECT version FROM "{schema.name}".games WHERE id = %s FOR SHARE', (gid,))
+        thread = send("s-1")
+        thread.join(timeout=30)
+        assert done == [200]
+        other.rollback()
+        # a writer's exclusive lock does: the post waits until the writer commits
+        other.execute(f'SELECT version FROM "{schema.name}".games WHERE id = %s FOR UPDATE', (gid,))
+        thread = send("s-2")
+        thread.join(timeout=1.0)
+        assert thread.is_alive() and done == [200]
+        other.commit()
+        thread.join(timeout=30)
+        assert done == [200, 200]
 
 
 def test_zombie_posts_still_found_under_the_share_lock(any_app: Flask) -> None:

@@ -5,12 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
-import threading
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 from flask import Flask
@@ -26,54 +21,11 @@ from models.game import Token
 from models.migrate import upgrade
 from models.types import utcnow
 
-PG = "postgresql://postgres@127.0.0.1:5432/test"
 PLAYERS = [f"软件{i}" for i in range(1, 13)]
 CONFIG = {"RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
 
 
-def _postgres_unreachable() -> str | None:
-    try:
-        import psycopg
-
-        with psycopg.connect(PG, connect_timeout=2):
-            return None
-    except Exception as exc:
-        return f"PostgreSQL at 127.0.0.1:5432/test unreachable: {exc}"
-
-
-@contextmanager
-def _pg_url() -> Iterator[str]:
-    reason = _postgres_unreachable()
-    if reason:
-        pytest.skip(reason)
-    import psycopg
-
-    schema = f"bansha_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        url = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-        yield f"{url}?options={quote(f'-csearch_path={schema}')}"
-    finally:
-        with psycopg.connect(PG, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def any_url(request: pytest.FixtureRequest, db_url: str) -> Iterator[str]:
-    if request.param == "postgresql":
-        with _pg_url() as url:
-            upgrade(url)
-            yield url
-        return
-    yield db_url
-
-
-@pytest.fixture
-def any_app(any_url: str) -> Iterator[Flask]:
-    app = create_app({"DATABASE_URL": any_url, **CONFIG})
-    yield app
-    app.extensions["bansha_db"].dispose()
+# ``any_url`` and ``any_app`` (conftest) run a test on SQLite and on PostgreSQL.
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -422,16 +374,13 @@ def test_the_database_refuses_to_unrevoke_or_reassign_a_token(any_app: Flask) ->
         assert session.scalar(text("SELECT count(*) FROM tokens")) == 13
 
 
-def test_concurrent_reissues_leave_one_live_token(any_app: Flask) -> None:
-    from werkzeug.serving import make_server
-
+def test_concurrent_reissues_leave_one_live_token(
+    any_app: Flask, serve: Any, concurrently: Any
+) -> None:
     game = _game(any_app)
-    server = make_server("127.0.0.1", 0, any_app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
 
-    def reissue(_: int) -> tuple[int, Any]:
-        conn = http.client.HTTPConnection("127.0.0.1", server.server_port, timeout=60)
+    def reissue(port: int) -> tuple[int, Any]:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         conn.request(
             "POST",
             f"/api/games/{game['id']}/tokens",
@@ -443,22 +392,8 @@ def test_concurrent_reissues_leave_one_live_token(any_app: Flask) -> None:
         conn.close()
         return response.status, payload
 
-    barrier = threading.Barrier(6)
-    results: list[Any] = [None] * 6
-
-    def run(i: int) -> None:
-        barrier.wait()
-        results[i] = reissue(i)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(6)]
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=120)
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
+    with serve(any_app) as port:
+        results = concurrently(6, lambda _: reissue(port))
     assert [s for s, _ in results] == [201] * 6
     assert sorted(b["revoked"] for _, b in results) == [1] * 6  # each revoked exactly one
     with any_app.extensions["bansha_db"].read() as session:
