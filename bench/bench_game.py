@@ -11,6 +11,11 @@ Two figures per ruleset:
   ``Game.apply`` on a fresh game (:func:`game_rules.simulation.replay_actions`): validation,
   events and folding, without the policy's ``legal_actions`` enumeration and random draws.
 
+A last row counts instructions instead of seconds (valgrind's callgrind, when installed): the
+same on a busy machine, so it is the figure to compare between runs. Instructions are not time
+(this workload runs at fewer instructions per cycle than the reference), so its ratio is not the
+time ratio.
+
 The reference, measured in the same run, is a fixed pure-Python workload (sorting 2,000
 pseudo-random integers and folding them into a dict), in runs per second: the ratio "games per
 reference run" is what compares across machines. Rates are per CPU-second of this process (one
@@ -20,6 +25,10 @@ core), so a busy machine disturbs them less than wall-clock rates.
 from __future__ import annotations
 
 import random
+import re
+import shutil
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -98,7 +107,68 @@ def run() -> list[dict[str, Any]]:
         )
         results.append(_engine_row(ruleset))
     results.append(_rebuild_row())
+    results.extend(_instruction_rows())
     return results
+
+
+# --- instructions (deterministic: the same count on a busy machine) ------------------------------
+
+INSTRUCTION_GAMES = 20
+_CHILD = """
+import sys
+from bench.bench_game import POLICY, _reference_run
+from game_rules.simulation import play_random_game
+what, n = sys.argv[1], int(sys.argv[2])
+play_random_game("m72", 10_000, policy=POLICY)  # warm-up: imports, caches
+_reference_run(10_000)
+for i in range(n):
+    play_random_game("m72", i, policy=POLICY) if what == "game" else _reference_run(i)
+"""
+
+
+def _instructions(what: str, n: int) -> int:
+    """Instructions valgrind's callgrind counts for a child running ``n`` of ``what``."""
+    callgrind = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    done = subprocess.run(
+        [*callgrind, sys.executable, "-c", _CHILD, what, str(n)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise RuntimeError("callgrind printed no instruction count")
+    return int(found.group(1))
+
+
+def _instruction_rows() -> list[dict[str, Any]]:
+    """Instructions per random M72 game against the reference workload, counted by callgrind.
+
+    Timings on these shared machines swing by a factor of two; instruction counts do not (they
+    ignore what else the machine runs), so they are the figure to compare across runs. Skipped
+    without valgrind.
+    """
+    if shutil.which("valgrind") is None:
+        return []
+    base = {w: _instructions(w, 0) for w in ("game", "reference")}
+    per = {
+        w: (_instructions(w, INSTRUCTION_GAMES) - base[w]) / INSTRUCTION_GAMES
+        for w in ("game", "reference")
+    }
+    return [
+        {
+            "name": "random full m72 game, instructions (callgrind)",
+            "value": per["game"] / 1e6,
+            "unit": "M instructions/game",
+            "reference": "fixed Python workload (sort 2,000 ints + dict fold), M instructions/run",
+            "reference_value": per["reference"] / 1e6,
+            "higher_is_better": False,
+            "note": (
+                f"{INSTRUCTION_GAMES} games (seeds 0-{INSTRUCTION_GAMES - 1}) with the random "
+                "policy, counted by valgrind --tool=callgrind; the same on a busy machine"
+            ),
+        }
+    ]
 
 
 def _engine_row(ruleset: str) -> dict[str, Any]:
