@@ -4,9 +4,10 @@ Two figures per ruleset:
 
 - **with policy** (the issue's figure): each game is generated and played through the public API
   by :func:`game_rules.simulation.play_random_game`: the random decision policy asks
-  ``legal_actions`` and draws from them (votes, vote changes, night skills, decisions,
-  deadlines, wa004's true-love choice), and the engine validates and applies every action. No red
-  cards or substitutions, so every game is a plain full game.
+  ``legal_actions`` and draws from them (night skills, decisions, deadlines, wa004's true-love
+  choice; day ballots and changes are drawn straight from the living, each a legal ballot), and
+  the engine validates and applies every action. No red cards or substitutions, so every game is
+  a plain full game.
 - **engine only**: the actions such games were made of are recorded once, then replayed through
   ``Game.apply`` on a fresh game (:func:`game_rules.simulation.replay_actions`): validation,
   events and folding, without the policy's ``legal_actions`` enumeration and random draws.
