@@ -191,15 +191,15 @@ class WerewolfRuleset(Ruleset):
 
     def handle(self, game: Game, action: Action) -> None:
         """Dispatch one action (see the module docstring)."""
+        if type(action) is CastVote:  # the most frequent action by far; a ballot ends no game
+            self.cast_vote(game, action)
+            return
         try:
             self._dispatch(game, action)
         except _Ended:
             return
 
     def _dispatch(self, game: Game, action: Action) -> None:
-        if type(action) is CastVote:  # the most frequent action by far
-            self.cast_vote(game, action)
-            return
         state = game.state
         if isinstance(action, UseSkill):
             game.require_character(action.actor)
@@ -328,7 +328,8 @@ class WerewolfRuleset(Ruleset):
             game.require_character(target)
             raise InvalidTargetError("dead_target", f"{target}已出局，不能被投票")
         history = state.day_ballots
-        closes_at = self.closes_at(state)
+        raw_close = flags.get("closes_at")
+        closes_at = datetime.fromisoformat(raw_close) if raw_close else day_base(state.day + 1)
         at = a.at
         if at is None:
             # untimed ballots (tests, simulations): one second after the previous one, the first
@@ -365,7 +366,7 @@ class WerewolfRuleset(Ruleset):
             voter,
             kept.target,
             state.day,
-            iso_time(at),
+            (type(at) is datetime and _ISO.get(at)) or iso_time(at),
             a.proxy,
             kept.is_change,
             a.post_id,
