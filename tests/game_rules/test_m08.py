@@ -22,22 +22,10 @@ from game_rules import (
     new_game,
 )
 from game_rules.night import duel_wins
-from game_rules.shorthand import announcements, make_game, play_night, vote_day
+from game_rules.shorthand import M08_ROLES, announcements, make_game, play_night, vote_day
 from game_rules.shorthand import private_messages as private
 
-ROLES = {
-    "狼A": "wolf",
-    "狼B": "wolf",
-    "狼C": "wolf",
-    "狼D": "wolf",
-    "预": "seer",
-    "巫": "witch",
-    "猎": "hunter",
-    "村1": "villager",
-    "村2": "villager",
-    "村3": "villager",
-    "村4": "villager",
-}
+ROLES = M08_ROLES
 ALL = list(ROLES)
 WOLVES = ["狼A", "狼B", "狼C", "狼D"]
 
