@@ -26,7 +26,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from api import cardrules, schemas
-from api.auth import DIRECTOR, hash_token
+from api.auth import DIRECTOR, PLAYER, hash_token
 from api.console.forms import MAX_NAME, decision_for
 from api.console.highlight import highlight, spans_from_findings
 from api.console.labels import (
@@ -55,7 +55,8 @@ from api.referee import (
 )
 from api.referee import give_card as referee_give_card
 from api.schema import SchemaError
-from api.store import audit
+from api.store import audit, lock_game
+from api.tokens import issue, revoke_live
 from game_rules import actions as act
 from game_rules.events import Announced, Substituted, VoteCast
 from game_rules.params import load_params
@@ -64,6 +65,7 @@ from models.cards import Card, Decision, Suggestion
 from models.game import Game as GameRow
 from models.game import GameEvent, Token
 from models.posts import Post
+from models.types import utcnow
 
 RULESETS = ("m72", "m08", "wa004")
 #: forum times are shown in the forum's zone (the seeds' 关门 times are Beijing time)
@@ -660,6 +662,7 @@ def players(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
         "categories": manual_categories(row.ruleset),
         "may_declare_lost": cardrules.may_declare_faction_lost(row.ruleset),
         "last_words": last_words_rows(game),
+        "tokens": player_token_rows(session, row, game),
         **substitutions,
     }
 
@@ -756,6 +759,102 @@ def leave_last_words(
     body = {"type": "last_words", "actor": character, "text": text}
     events = director_action(game_id, body, actor_label=actor_label)
     return [e.text for e in events if isinstance(e, Announced)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Player tokens
+
+
+def player_token_rows(session: Session, row: GameRow, game: Game) -> list[dict[str, Any]]:
+    """Each character's player token: live (issued when) or revoked (when), never the token.
+
+    ``live`` is the ids of the live token rows, sent back by the reissue form so that a
+    resubmitted form (reload, double click) or a second director's reissue is noticed.
+    """
+    tokens: dict[str, list[Token]] = defaultdict(list)
+    for t in session.scalars(
+        select(Token).where(Token.game_id == row.id, Token.kind == PLAYER).order_by(Token.id)
+    ):
+        tokens[t.character or ""].append(t)
+    out = []
+    for character in game.characters:
+        held = tokens.get(character, [])
+        live = [t for t in held if t.revoked_at is None]
+        last = held[-1] if held else None
+        out.append(
+            {
+                "character": character,
+                "player": game.state.players.get(character, character),
+                "live": ",".join(str(t.id) for t in live),
+                "state": "live" if live else ("revoked" if last else "none"),
+                "issued": local_time(live[-1].created_at) if live else "",
+                "revoked": local_time(last.revoked_at) if last and last.revoked_at else "",
+                "count": len(held),
+            }
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class TokenChange:
+    """A revoked or reissued player token; ``token`` (reissue only) is shown once, never kept."""
+
+    character: str
+    revoked: int
+    token: str | None = None
+
+
+def _change_player_token(
+    game_id: str, character: str, *, reissue: bool, expected_live: str | None, actor_label: str
+) -> TokenChange:
+    """The API's revoke / reissue (:mod:`api.tokens`): same functions, same lock, same audit."""
+    if not character:
+        raise ConsoleError("请选择角色")
+    unknown = ConsoleError(f"没有名为「{character}」的角色，令牌没有改动")
+    if len(character) > MAX_NAME:
+        raise unknown
+    with db().write() as session:
+        row = lock_game(session, game_id)
+        if character not in {p["character"] for p in row.players}:
+            raise unknown
+        now = utcnow()
+        ids = revoke_live(session, game_id, PLAYER, character, now)
+        if expected_live is not None and ",".join(map(str, ids)) != expected_live:
+            # Rolled back with the transaction: the page the director acted on is out of date.
+            raise ConsoleError(
+                f"「{character}」的令牌刚刚已经变动（重复提交，或有人同时操作），这次没有重发；"
+                "请确认下方的令牌状态后再操作"
+            )
+        detail = {"kind": PLAYER, "character": character, "reason": "", "via": "console"}
+        if ids:
+            audit(session, game_id, actor_label, "revoke_token", {**detail, "tokens": ids})
+        token = None
+        if reissue:
+            token, issued = issue(session, game_id, PLAYER, character, now)
+            audit(session, game_id, actor_label, "issue_token", {**detail, "tokens": [issued.id]})
+    return TokenChange(character=character, revoked=len(ids), token=token)
+
+
+def revoke_player_token(game_id: str, *, character: str, actor_label: str) -> int:
+    """吊销令牌: ``character``'s live player token stops working at once; how many were live."""
+    change = _change_player_token(
+        game_id, character, reissue=False, expected_live=None, actor_label=actor_label
+    )
+    return change.revoked
+
+
+def reissue_player_token(
+    game_id: str, *, character: str, expected_live: str, actor_label: str
+) -> TokenChange:
+    """重发令牌: revoke ``character``'s live player token and issue a new one (shown once).
+
+    ``expected_live`` is the live token ids the director saw (``player_token_rows``); if they
+    changed meanwhile nothing is done, so a reloaded result page does not silently replace the
+    token just shown.
+    """
+    return _change_player_token(
+        game_id, character, reissue=True, expected_live=expected_live, actor_label=actor_label
+    )
 
 
 # ---------------------------------------------------------------------------------------------

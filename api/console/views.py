@@ -2,7 +2,9 @@
 
 Every page is server-rendered with Jinja's autoescaping on; every form posts back here with a
 CSRF token (see :mod:`api.console.security`) and answers with a redirect (post/redirect/get), so
-reloading a page never repeats a ruling.
+reloading a page never repeats a ruling. The two exceptions render their answer directly because
+it holds tokens shown once: a new game, and a reissued player token (whose form carries the live
+token ids it replaces, so a resubmission is refused rather than replacing the token just shown).
 """
 
 from __future__ import annotations
@@ -238,7 +240,50 @@ def substitute() -> BaseResponse:
         flash(exc.message, "error")
         return _back("console.players", _anchor="substitute")
     flash(f"已更换替补：{new} 接替 {old}（{character}）", "ok")
-    return _back("console.players")
+    flash(
+        f"替补不会更换玩家令牌：请在「玩家令牌」中为{character}重发令牌，私下发给{new}，"
+        "旧令牌随即失效",
+        "info",
+    )
+    return _back("console.players", _anchor="tokens")
+
+
+@console_bp.post("/tokens/revoke")
+@director_required
+def revoke_token() -> BaseResponse:
+    """吊销令牌: the character's player token stops working at once; no new one is issued."""
+    character = request.form.get("character", "")
+    try:
+        revoked = service.revoke_player_token(
+            _director_game(), character=character, actor_label=_actor()
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.players", _anchor="tokens")
+    if revoked:
+        flash(f"已吊销{character}的玩家令牌：旧令牌立即失效。需要新令牌时请点「重发令牌」", "ok")
+    else:
+        flash(f"{character}没有有效的玩家令牌，无需吊销", "info")
+    return _back("console.players", _anchor="tokens")
+
+
+@console_bp.post("/tokens/reissue")
+@director_required
+def reissue_token() -> BaseResponse | str:
+    """重发令牌: revoke the character's player token and show the new one, this once."""
+    try:
+        change = service.reissue_player_token(
+            _director_game(),
+            character=request.form.get("character", ""),
+            expected_live=request.form.get("live", ""),
+            actor_label=_actor(),
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.players", _anchor="tokens")
+    # Rendered directly (not redirected), like a new game's tokens: the new token is in this
+    # response only (no-store), never in a URL, the flash cookie, the session or a log line.
+    return _page("console/token_issued.html", change=change)
 
 
 @console_bp.post("/last-words")
