@@ -296,11 +296,16 @@ class ArticleText:
 
 @dataclass(frozen=True)
 class CategoryArticles:
-    """A category's clauses in one ruleset, keyed by article key, and its severity hint."""
+    """A category's clauses in one ruleset, keyed by article key, and its severity hint.
+
+    ``unruled`` holds the keys the ruleset explicitly has no clause for (``key: null`` in the
+    file): a hit with such a key is no finding there, instead of falling back to ``default``.
+    """
 
     severity: SeverityHint
     articles: Mapping[str, ArticleText]
     default: str
+    unruled: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -338,15 +343,16 @@ def load_articles(ruleset: str) -> RulesetArticles:
         where = f"{name}: {cat}"
         if cat not in CATEGORIES and cat not in RULE_CATEGORIES:
             raise LexiconFormatError(f"{where}: unknown category")
-        arts = {
-            str(key): _article(a, f"{where}.{key}")
-            for key, a in _require(body, "articles", where).items()
-        }
+        listed = _require(body, "articles", where).items()
+        arts = {str(key): _article(a, f"{where}.{key}") for key, a in listed if a is not None}
+        unruled = frozenset(str(key) for key, a in listed if a is None)
+        if not arts:
+            raise LexiconFormatError(f"{where}: no article with a clause")
         default = str(body.get("default", next(iter(arts))))
         if default not in arts:
             raise LexiconFormatError(f"{where}: default {default!r} is not an article key")
         cats[cat] = CategoryArticles(
-            _severity(_require(body, "severity", where), where), arts, default
+            _severity(_require(body, "severity", where), where), arts, default, unruled
         )
     fixed: dict[str, tuple[ArticleText, SeverityHint]] = {}
     for key, body in (data.get("fixed") or {}).items():

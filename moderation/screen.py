@@ -318,12 +318,12 @@ class Screener:
         if self.classifier is not None and texts:
             probs = self._predict(texts, normalized, hits or [])
             if probs is not None:
-                for text, (found, _), p in zip(texts, rules, probs, strict=True):
-                    self._add_classifier_findings(text, found, p)
+                for text, (found, _, quoted), p in zip(texts, rules, probs, strict=True):
+                    self._add_classifier_findings(text, found, p, quoted)
         if self.min_confidence > 0:
             low = self.min_confidence
-            return [ScreenResult([f for f in r if f.confidence >= low], w) for r, w in rules]
-        return [ScreenResult(found, water) for found, water in rules]
+            return [ScreenResult([f for f in r if f.confidence >= low], w) for r, w, _ in rules]
+        return [ScreenResult(found, water) for found, water, _ in rules]
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -332,11 +332,11 @@ class Screener:
         _check_post(text, None)
         nt = normalize(text)
         hits: list[tuple[tuple[str, str], ...]] | None = [] if self._prepared is not None else None
-        found, water = self._rule_findings(nt, hits)
+        found, water, quoted = self._rule_findings(nt, hits)
         if self.classifier is not None:
             probs = self._predict([text], [nt], hits or [])
             if probs is not None:
-                self._add_classifier_findings(text, found, probs[0])
+                self._add_classifier_findings(text, found, probs[0], quoted)
         if self.min_confidence > 0:
             found = [f for f in found if f.confidence >= self.min_confidence]
         return found, water
@@ -348,8 +348,15 @@ class Screener:
 
     def _rule_findings(
         self, nt: NormalizedText, hits: list[tuple[tuple[str, str], ...]] | None
-    ) -> tuple[list[Finding], bool]:
-        """A post's rule findings and water flag; its lexicon hits go to ``hits`` (or the memo)."""
+    ) -> tuple[list[Finding], bool, frozenset[str]]:
+        """A post's rule findings, water flag and quoted categories (see below).
+
+        Its lexicon hits go to ``hits`` (or the memo). A hit under a key this ruleset has no
+        clause for (``cite: null``: another player's oath or outburst given as a reason) quotes
+        the words inside it: they are not the poster's own oath or outburst, so findings of its
+        category within it are dropped, and its category is returned as quoted (the classifier,
+        which reads the same words, adds no finding of it unless a rule finding of it remains).
+        """
         cands = self._matcher.candidates(nt)
         cands += self._patterns.candidates(nt)
         if hits is not None:
@@ -363,16 +370,30 @@ class Screener:
         if water:
             cands.append(water_span(nt))
         if not cands:
-            return [], water
-        findings = [f for c in cands if (f := self._finding(original, c)) is not None]
+            return [], water, _NOTHING_QUOTED
+        findings: list[Finding] = []
+        quoting: list[Candidate] = []
+        for c in cands:
+            if (f := self._finding(original, c)) is not None:
+                findings.append(f)
+            elif self._unruled(c):
+                quoting.append(c)
+        quoted = _NOTHING_QUOTED
+        if quoting:
+            findings = [f for f in findings if not _inside(f, quoting)]
+            quoted = frozenset(q.category for q in quoting)
         if len(findings) < 2:
-            return findings, water
-        return _merge(findings, original), water
+            return findings, water, quoted
+        return _merge(findings, original), water, quoted
 
     def _add_classifier_findings(
-        self, text: str, found: list[Finding], probs: Mapping[str, float]
+        self,
+        text: str,
+        found: list[Finding],
+        probs: Mapping[str, float],
+        quoted: frozenset[str] = frozenset(),
     ) -> None:
-        extra = self._classifier_findings(text, found, probs)
+        extra = self._classifier_findings(text, found, probs, quoted)
         if extra:
             found.extend(extra)
             found.sort(key=lambda f: (f.start, -f.end, f.category))
@@ -398,10 +419,15 @@ class Screener:
             severity=severity,
         )
 
+    def _unruled(self, c: Candidate) -> bool:
+        """Whether the ruleset explicitly has no clause for the candidate's article key."""
+        cat = self.articles.categories.get(c.category)
+        return cat is not None and c.article in cat.unruled
+
     def _cite(self, category: str, article_key: str) -> tuple[Article, Severity] | None:
         """The ruleset's clause and severity for a candidate's article key (None: not forbidden)."""
         cat = self.articles.categories.get(category)
-        if cat is None:
+        if cat is None or article_key in cat.unruled:
             return None
         art = cat.articles.get(article_key) or cat.articles[cat.default]
         return Article(self.ruleset, art.code, art.text), art.severity or cat.severity
@@ -424,7 +450,11 @@ class Screener:
             return None
 
     def _classifier_findings(
-        self, text: str, found: list[Finding], probs: Mapping[str, float]
+        self,
+        text: str,
+        found: list[Finding],
+        probs: Mapping[str, float],
+        quoted: frozenset[str] = frozenset(),
     ) -> list[Finding]:
         assert self.classifier is not None
         out: list[Finding] = []
@@ -436,6 +466,8 @@ class Screener:
             if cat is None:
                 continue
             same = [f for f in found if f.category == category]
+            if not same and category in quoted:
+                continue  # its words are the quoted oath or outburst, not the poster's
             if same:
                 best = max(same, key=lambda f: f.confidence)
                 start, end, key = best.start, best.end, _article_key(cat.articles, best.article)
@@ -463,6 +495,14 @@ def _article_key(articles: Mapping[str, Any], article: Article) -> str:
         if a.code == article.code:
             return str(key)
     return str(next(iter(articles)))
+
+
+_NOTHING_QUOTED: frozenset[str] = frozenset()
+
+
+def _inside(f: Finding, quoting: Sequence[Candidate]) -> bool:
+    """Whether ``f`` lies within a quoting candidate of its own category."""
+    return any(q.category == f.category and q.start <= f.start and f.end <= q.end for q in quoting)
 
 
 def _merge(findings: list[Finding], original: str) -> list[Finding]:
