@@ -25,7 +25,7 @@ from game_rules.events import (
 )
 from game_rules.state import NIGHT, GameState
 from game_rules.wa004 import events as ev
-from game_rules.wa004.roles import Role, Skill
+from game_rules.wa004.roles import NOBLE
 
 REVEALED = "wa004.revealed"
 FIRST_NOBLE = "wa004.first_noble"
@@ -55,30 +55,33 @@ def marks_of(state: GameState, name: str) -> int:
     return int(state.status[name].get("marks", 0))
 
 
-def has_spent(state: GameState, name: str, skill: Skill) -> bool:
+def has_spent(state: GameState, name: str, skill: str) -> bool:
     """Whether the counted ``skill`` is used up until the couple relation changes."""
-    return skill.value in state.status[name].get("spent", ())
+    return skill in state.status[name].get("spent", ())
 
 
 def couples(state: GameState) -> list[tuple[str, str]]:
     """Current couples, each once, ordered by the seat of their first member."""
-    seat = {c: i for i, c in enumerate(state.characters)}
     out = []
+    status = state.status
+    seen: set[str] = set()  # seats up to c's: its lover is listed with the earlier member
     for c in state.characters:
-        other = lover_of(state, c)
-        if other is not None and seat[c] < seat[other]:
+        seen.add(c)
+        other = status[c].get("lover")
+        if other is not None and other not in seen:
             out.append((c, other))
     return out
 
 
 def is_noble(state: GameState, name: str) -> bool:
     """Whether the character is a 单身贵族 now (original or converted)."""
-    return state.roles.get(name) == Role.NOBLE
+    return state.roles.get(name) == NOBLE
 
 
 def noble_group(state: GameState) -> tuple[str, ...]:
     """The 单身贵族 group: all nobles, eliminated ones included (they stay in the group)."""
-    return tuple(state.with_role(Role.NOBLE, alive_only=False))
+    roles = state.roles
+    return tuple([c for c in state.characters if roles.get(c) == NOBLE])
 
 
 def shielded(state: GameState, name: str) -> bool:
@@ -94,16 +97,17 @@ def nobility_active(state: GameState, name: str, second_alive_only: bool) -> boo
     if name != state.flags.get(FIRST_NOBLE) or not is_noble(state, name):
         return False
     if second_alive_only:
-        return not any(n != name for n in state.with_role(Role.NOBLE))
+        return not any(n != name for n in state.with_role(NOBLE))
     return not state.flags.get(SECOND_NOBLE, False)
 
 
 def retain_window_free(state: GameState, name: str, night: int, window: str) -> bool:
     """Whether 挽留 may be used on ``night`` (每两游戏日夜晚可选择一天使用, R6)."""
-    used = [n for n in state.status[name].get("retain_nights", ()) if n != night]
+    nights = state.status[name].get("retain_nights", ())
     if window == "pairs":
-        return all((n - 1) // 2 != (night - 1) // 2 for n in used)
-    return all(n != night - 1 for n in used)
+        pair = (night - 1) // 2
+        return not any(n != night and (n - 1) // 2 == pair for n in nights)
+    return night - 1 not in nights
 
 
 # -- fold -----------------------------------------------------------------------------------------
@@ -121,7 +125,7 @@ def _unpair(state: GameState, a: str, b: str) -> None:
 
 
 def _started(state: GameState, event: GameStarted) -> None:
-    nobles = [c for c in event.characters if event.roles[c] == Role.NOBLE]
+    nobles = [c for c in event.characters if event.roles[c] == NOBLE]
     state.flags[FIRST_NOBLE] = nobles[0] if nobles else ""
     state.flags[SECOND_NOBLE] = len(nobles) > 1
     state.flags[REVEALED] = False
@@ -195,7 +199,7 @@ def _judged(state: GameState, event: ev.NightJudged) -> None:
 
 
 def _role_changed(state: GameState, event: RoleChanged) -> None:
-    if event.role == Role.NOBLE and event.character != state.flags.get(FIRST_NOBLE):
+    if event.role == NOBLE and event.character != state.flags.get(FIRST_NOBLE):
         state.flags[SECOND_NOBLE] = True
     for key in [k for k in state.night_actions if k[0] == event.character]:
         del state.night_actions[key]
@@ -228,6 +232,10 @@ _FOLDS: dict[type[Event], Callable[[GameState, Any], None]] = {
     RoleChanged: _role_changed,
     PhaseStarted: _phase,
 }
+
+
+#: the event types :func:`fold_wa004` acts on
+FOLDED_EVENTS: frozenset[type[Event]] = frozenset(_FOLDS)
 
 
 def fold_wa004(state: GameState, event: Event) -> None:

@@ -19,7 +19,7 @@ everything. Readings of silent places: docs/rulings/wa004.md.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from game_rules.actions import (
     Action,
@@ -55,6 +55,7 @@ from game_rules.state import DAY, NIGHT, SETUP, GameState
 from game_rules.wa004 import events as ev
 from game_rules.wa004.couples import (
     DISTURBED,
+    FOLDED_EVENTS,
     QUIET_NIGHT,
     RETAINING,
     REVEALED,
@@ -79,7 +80,29 @@ from game_rules.wa004.errors import (
     SelfTargetError,
     TrueLoveChosenError,
 )
-from game_rules.wa004.roles import COUNTED_SKILLS, LOVE_SKILLS, NIGHT_SKILLS, Faction, Role, Skill
+from game_rules.wa004.roles import (
+    BARBECUE,
+    BETRAYER,
+    BETRAYERS,
+    BREAKUP,
+    COUNTED_KEYS,
+    DEFEND,
+    ELOPE,
+    GUARDIAN,
+    GUARDIANS,
+    LOVE_KEYS,
+    NIGHT_SKILL_KEYS,
+    NOBLE,
+    NOBLES,
+    NTR,
+    RETAIN,
+    SKILL_KEYS,
+    SKILL_LABELS,
+    TRUE_LOVE,
+    Faction,
+    Role,
+    Skill,
+)
 from game_rules.wa004.rules import Wa004Rules
 from game_rules.werewolf import WerewolfRuleset
 
@@ -87,9 +110,25 @@ if TYPE_CHECKING:
     from game_rules.game import Game
 
 #: skills that name a target character
-TARGETED = frozenset({Skill.ELOPE, Skill.NTR, Skill.BARBECUE})
+TARGETED = frozenset({ELOPE, NTR, BARBECUE})
 WIN = "win"
 LOSE = "lose"
+#: bound on the engine's cache of option lists (the engine is shared by every game)
+OPTION_CACHE_SIZE = 4096
+
+
+def _ready_error(fault: str, skill: str) -> IllegalActionError:
+    """The error for a ``Wa004Ruleset._not_ready`` answer ``fault`` about ``skill``."""
+    if fault == "spent":
+        label = SKILL_LABELS[skill]
+        return SkillUsedUpError(f"{skill}_spent", f"<{label}>使用次数为1，情侣关系变化后才恢复")
+    if fault == "breakup_single":
+        return NotInCoupleError(message="分手：你处于单身状态")
+    if fault == "ntr_coupled":
+        return NotSingleError(message="牛头人：只有处于单身状态时才能使用")
+    if fault == "retain_single":
+        return NotInCoupleError(message="挽留：你处于单身状态")
+    return RetainWindowError(message="挽留：每两游戏日夜晚可选择一天使用")
 
 
 @register_engine
@@ -98,10 +137,19 @@ class Wa004Ruleset(WerewolfRuleset):
 
     engine: ClassVar[str] = "wa004"
     own_events: ClassVar[tuple[type[Event], ...]] = ev.WA004_EVENTS
+    # Game.emit calls fold only for these: most events (Told, Announced...) need none
+    folded_events: ClassVar[frozenset[type[Event]] | None] = (
+        None
+        if WerewolfRuleset.folded_events is None
+        else WerewolfRuleset.folded_events | FOLDED_EVENTS
+    )
 
     def __init__(self, params: RulesetParams) -> None:
         super().__init__(params)
         self.rules = Wa004Rules.from_params(params)
+        self.faction_keys: tuple[str, ...] = tuple(params.factions)
+        # (actor, skill, living, barred) -> the options: immutable values, shared by all games
+        self._options: dict[tuple[Any, ...], tuple[UseSkill, ...]] = {}
         for role in Role:
             if role.value not in params.roles:
                 raise ParameterError(message=f"wa004 needs the role {role.value!r}")
@@ -131,13 +179,13 @@ class Wa004Ruleset(WerewolfRuleset):
     def start(self, game: Game) -> None:
         """游戏开始时，随机分配情侣; the 变节者 are asked for their true love."""
         state = game.state
-        pool = [c for c in state.characters if state.roles[c] != Role.NOBLE]
+        pool = [c for c in state.characters if state.roles[c] != NOBLE]
         game.random("couples").shuffle(pool)
         pairs = tuple((pool[i], pool[i + 1]) for i in range(0, len(pool), 2))
         game.emit(ev.CouplesDrawn(pairs))
         group = noble_group(state)
         game.emit(Told(group, 0, f"单身贵族群：{'、'.join(group)}", "group"))
-        for b in state.with_role(Role.BETRAYER):
+        for b in state.with_role(BETRAYER):
             game.emit(
                 Told((b,), 0, "爱情追寻<强制>：请选择一位其他玩家作为你的真爱对象", "true_love")
             )
@@ -148,7 +196,7 @@ class Wa004Ruleset(WerewolfRuleset):
         state = game.state
         if state.phase != SETUP or state.flags.get(REVEALED):
             return
-        if any(true_love_of(state, b) is None for b in state.with_role(Role.BETRAYER)):
+        if any(true_love_of(state, b) is None for b in state.with_role(BETRAYER)):
             return
         game.emit(ev.CouplesRevealed())
         for a, b in couples(state):
@@ -160,7 +208,7 @@ class Wa004Ruleset(WerewolfRuleset):
     def handle(self, game: Game, action: Action) -> None:
         """The start phase is wa004's own; everything else goes to the shared machinery."""
         state = game.state
-        is_true_love = isinstance(action, UseSkill) and action.skill == Skill.TRUE_LOVE
+        is_true_love = isinstance(action, UseSkill) and action.skill == TRUE_LOVE
         if state.phase == SETUP:
             if isinstance(action, UseSkill) and is_true_love:
                 self._choose_true_love(game, action)
@@ -180,7 +228,7 @@ class Wa004Ruleset(WerewolfRuleset):
             raise UnknownCharacterError(message=f"没有名为「{actor}」的角色")
         if actor not in state.alive:
             raise DeadActorError(message=f"{actor}已出局")
-        if state.roles[actor] != Role.BETRAYER:
+        if state.roles[actor] != BETRAYER:
             raise NotYourSkillError(message=f"{actor}没有技能<爱情追寻>")
         if true_love_of(state, actor) is not None:
             raise TrueLoveChosenError(message=f"{actor}已经选择了真爱对象")
@@ -194,7 +242,7 @@ class Wa004Ruleset(WerewolfRuleset):
     def _true_love_deadline(self, game: Game) -> None:
         # 爱情追寻<强制>: a missing choice is drawn at random (R2)
         state = game.state
-        for b in state.with_role(Role.BETRAYER):
+        for b in state.with_role(BETRAYER):
             if true_love_of(state, b) is None:
                 others = [c for c in state.living() if c != b]
                 pick = game.random("true_love").choice(others)
@@ -218,77 +266,83 @@ class Wa004Ruleset(WerewolfRuleset):
             raise SelfTargetError(message="须选择一位其他玩家")
         return target
 
-    def _check_night(self, state: GameState, actor: str, skill: Skill, target: str | None) -> None:
+    def _check_night(self, state: GameState, actor: str, skill: str, target: str | None) -> None:
         """Raise the specific error if ``actor`` may not order ``skill`` on ``target`` tonight."""
-        role = Role(state.roles[actor])
-        if skill not in NIGHT_SKILLS[role]:
-            raise NotYourSkillError(message=f"{actor}没有技能<{skill.label}>")
+        if skill not in NIGHT_SKILL_KEYS[state.roles[actor]]:
+            raise NotYourSkillError(message=f"{actor}没有技能<{SKILL_LABELS[skill]}>")
         if skill in TARGETED:
             self._check_target(state, actor, target)
         elif target is not None:
-            raise InvalidTargetError("no_target", f"<{skill.label}>不选择目标")
+            raise InvalidTargetError("no_target", f"<{SKILL_LABELS[skill]}>不选择目标")
         lover = lover_of(state, actor)
         self._check_ready(state, actor, skill, lover)
         self._check_skill_target(state, skill, target, lover)
 
-    def _check_ready(self, state: GameState, actor: str, skill: Skill, lover: str | None) -> None:
-        """The checks of ``skill`` that do not depend on its target (uses, couple, 挽留 window)."""
-        if skill in COUNTED_SKILLS and has_spent(state, actor, skill):
-            raise SkillUsedUpError(
-                f"{skill.value}_spent", f"<{skill.label}>使用次数为1，情侣关系变化后才恢复"
-            )
-        if skill == Skill.BREAKUP and lover is None:
-            raise NotInCoupleError(message="分手：你处于单身状态")
-        if skill == Skill.NTR and lover is not None:
-            raise NotSingleError(message="牛头人：只有处于单身状态时才能使用")
-        if skill == Skill.RETAIN:
+    def _not_ready(self, state: GameState, actor: str, skill: str, lover: str | None) -> str | None:
+        """Why ``skill`` may not be ordered whatever its target (uses, couple, 挽留 window), or
+        None. A code, not an exception: :meth:`night_options` asks this for every skill."""
+        if skill in COUNTED_KEYS and has_spent(state, actor, skill):
+            return "spent"
+        if skill == BREAKUP:
+            return "breakup_single" if lover is None else None
+        if skill == NTR:
+            return "ntr_coupled" if lover is not None else None
+        if skill == RETAIN:
             if lover is None:
-                raise NotInCoupleError(message="挽留：你处于单身状态")
+                return "retain_single"
             if not retain_window_free(state, actor, state.day, self.rules.retain_window):
-                raise RetainWindowError(message="挽留：每两游戏日夜晚可选择一天使用")
+                return "retain_window"
+        return None
+
+    def _check_ready(self, state: GameState, actor: str, skill: str, lover: str | None) -> None:
+        """Raise the error of :meth:`_not_ready`, if any."""
+        fault = self._not_ready(state, actor, skill, lover)
+        if fault is not None:
+            raise _ready_error(fault, skill)
 
     @staticmethod
-    def _barred_targets(state: GameState, skill: Skill, lover: str | None) -> set[str]:
+    def _barred_targets(state: GameState, skill: str, lover: str | None) -> frozenset[str]:
         """Characters ``skill`` may not name, beyond the common checks of :meth:`_check_target`.
 
         私奔 not one's own lover; 烧烤 never a member of the group (牛头人 on a noble is accepted:
         hidden, R8).
         """
-        if skill == Skill.ELOPE:
-            return set() if lover is None else {lover}
-        if skill == Skill.BARBECUE:
-            return set(noble_group(state))
-        return set()
+        if skill == ELOPE:
+            return frozenset() if lover is None else frozenset((lover,))
+        if skill == BARBECUE:
+            return frozenset(noble_group(state))
+        return frozenset()
 
     def _check_skill_target(
-        self, state: GameState, skill: Skill, target: str | None, lover: str | None
+        self, state: GameState, skill: str, target: str | None, lover: str | None
     ) -> None:
         """The checks of ``skill`` on this particular (living, other) ``target``."""
         if target is None or target not in self._barred_targets(state, skill, lover):
             return
-        if skill == Skill.ELOPE:
+        if skill == ELOPE:
             raise ElopeWithLoverError(message=f"{target}已经是你的情侣")
         raise NobleTargetError(message=f"{target}是单身贵族群成员")
 
     def night_skill(self, game: Game, action: UseSkill) -> None:
         """Record a night order (a newer order replaces the same slot's older one)."""
         state = game.state
-        try:
-            skill = Skill(action.skill)
-        except ValueError:
-            raise NotYourSkillError(message=f"没有技能 {action.skill!r}") from None
-        self._check_night(state, action.actor, skill, action.target)
-        if skill == Skill.BARBECUE:
-            stale = [k for k in state.night_actions if k[1] == Skill.BARBECUE]
-        elif skill in LOVE_SKILLS:
-            stale = [(action.actor, s.value) for s in LOVE_SKILLS]
+        skill = SKILL_KEYS.get(action.skill)
+        if skill is None:
+            raise NotYourSkillError(message=f"没有技能 {action.skill!r}")
+        actor = action.actor
+        self._check_night(state, actor, skill, action.target)
+        standing = state.night_actions
+        if skill == BARBECUE:
+            stale = [k for k in standing if k[1] == BARBECUE]
+        elif skill in LOVE_KEYS:
+            stale = [(actor, s) for s in LOVE_KEYS]
         else:
-            stale = [(action.actor, skill.value)]
-        for actor, old in stale:
-            if (actor, old) in state.night_actions:
-                game.emit(ev.OrderWithdrawn(actor, old))
-        to = noble_group(state) if skill == Skill.BARBECUE else ()
-        game.emit(ActionTaken(action.actor, skill.value, action.target, state.day, {}, to))
+            stale = [(actor, skill)]
+        for key in stale:
+            if key in standing:
+                game.emit(ev.OrderWithdrawn(key[0], key[1]))
+        to = noble_group(state) if skill == BARBECUE else ()
+        game.emit(ActionTaken(actor, skill, action.target, state.day, {}, to))
 
     def night_options(self, state: GameState, actor: str) -> list[Action]:
         """Every order ``actor`` may give now (targets in seat order).
@@ -297,23 +351,40 @@ class Wa004Ruleset(WerewolfRuleset):
         checks run once per skill rather than once per target.
         """
         out: list[Action] = []
-        role = Role(state.roles[actor])
         lover = lover_of(state, actor)
-        others: list[str] | None = None
-        for skill in NIGHT_SKILLS[role]:
-            try:
-                self._check_ready(state, actor, skill, lover)
-            except IllegalActionError:
-                continue
-            key = skill.value
-            if skill not in TARGETED:
-                out.append(UseSkill(actor, key, None))
-                continue
-            if others is None:
-                others = [c for c in state.living() if c != actor]
-            barred = self._barred_targets(state, skill, lover)
-            out.extend(UseSkill(actor, key, t) for t in others if t not in barred)
+        for skill in NIGHT_SKILL_KEYS[state.roles[actor]]:
+            if self._not_ready(state, actor, skill, lover) is None:
+                out.extend(self._skill_options(state, actor, skill, lover))
         return out
+
+    def _skill_options(
+        self, state: GameState, actor: str, skill: str, lover: str | None
+    ) -> tuple[UseSkill, ...]:
+        """``actor``'s orders of ``skill`` (a ready one), every allowed target in seat order.
+
+        They depend only on the key below and are immutable, so they are built once (the
+        policy asks every actor several times a night).
+        """
+        targeted = skill in TARGETED
+        if targeted:
+            living = state.living_tuple()
+            barred = self._barred_targets(state, skill, lover)
+            key: tuple[Any, ...] = (actor, skill, living, barred)
+        else:
+            key = (actor, skill)
+        cache = self._options
+        options = cache.get(key)
+        if options is None:
+            if not targeted:
+                options = (UseSkill(actor, skill, None),)
+            else:
+                options = tuple(
+                    [UseSkill(actor, skill, t) for t in living if t != actor and t not in barred]
+                )
+            if len(cache) >= OPTION_CACHE_SIZE:
+                cache.clear()
+            cache[key] = options
+        return options
 
     def legal_actions(self, state: GameState, actor: str | None = None) -> list[Action]:
         """Legal actions now; in the start phase, true-love choices and the director's deadline."""
@@ -324,12 +395,12 @@ class Wa004Ruleset(WerewolfRuleset):
                 return [DeadlinePassed()]
             chooses = (
                 actor in state.alive
-                and state.roles.get(actor) == Role.BETRAYER
+                and state.roles.get(actor) == BETRAYER
                 and true_love_of(state, actor) is None
             )
             if not chooses:
                 return []
-            return [UseSkill(actor, Skill.TRUE_LOVE.value, c) for c in state.living() if c != actor]
+            return [UseSkill(actor, TRUE_LOVE, c) for c in state.living() if c != actor]
         return super().legal_actions(state, actor)
 
     # =========================================================================================
@@ -364,7 +435,7 @@ class Wa004Ruleset(WerewolfRuleset):
         game.emit(ev.CoupleDissolved(character, lover, "out", character))
         if lover not in state.alive:
             return
-        martyr = state.roles[lover] == Role.GUARDIAN and (
+        martyr = state.roles[lover] == GUARDIAN and (
             cause != "red_card" or self.rules.martyrdom_on_red_card
         )
         if martyr and self.protection(state, lover) is None:
@@ -375,7 +446,7 @@ class Wa004Ruleset(WerewolfRuleset):
             return
         if martyr:
             why = "<捍卫>使其免于出局（martyr）"
-            game.emit(ev.EffectBlocked(lover, Skill.DEFEND.value, lover, why))
+            game.emit(ev.EffectBlocked(lover, DEFEND, lover, why))
         game.emit(Told((lover,), state.day, f"你的情侣{character}已出局，你处于单身状态", "lover"))
         own = cause == "barbecue" and is_noble(state, lover)  # lost by its own group's skill
         if not own:
@@ -390,7 +461,7 @@ class Wa004Ruleset(WerewolfRuleset):
         game.emit(ev.MarkGained(name, reason, total))
         game.emit(Told((name,), state.day, f"你获得一枚「不会再爱」标记（共{total}枚）", "mark"))
         if total >= self.rules.marks_to_convert:
-            game.emit(RoleChanged(name, Role.NOBLE.value))
+            game.emit(RoleChanged(name, NOBLE))
             game.emit(
                 Told(
                     (name,),
@@ -442,10 +513,14 @@ class Wa004Ruleset(WerewolfRuleset):
         state = game.state
         prev = day - 1
         if prev >= 1:
-            by_day = [e.character for e in state.eliminations if e.day == prev and e.phase == DAY]
-            by_night = [
-                e.character for e in state.eliminations if e.day == prev and e.phase == NIGHT
-            ]
+            by_day: list[str] = []
+            by_night: list[str] = []
+            for e in state.eliminations:
+                if e.day == prev:
+                    if e.phase == DAY:
+                        by_day.append(e.character)
+                    elif e.phase == NIGHT:
+                        by_night.append(e.character)
             summary = f"前一日白天出局：{'、'.join(by_day) or '无'}"
             game.emit(Announced(day, DAY, summary, "summary"))
             text = f"昨晚出局：{'、'.join(by_night)}" if by_night else "昨晚无人出局"
@@ -476,16 +551,16 @@ class Wa004Ruleset(WerewolfRuleset):
     def spend_love_skills(self, game: Game, orders: list[ActionTaken]) -> None:
         """(1) 变节者: the orders stand; each counted skill's use is spent now."""
         for o in orders:
-            if o.skill in LOVE_SKILLS:
+            if o.skill in LOVE_KEYS:
                 game.emit(ev.SkillSpent(o.actor, o.skill))
 
     def raise_guards(self, game: Game, orders: list[ActionTaken]) -> None:
         """(2) 守护者: 挽留 holds the couple tonight; 捍卫 covers user and lover till next night."""
         state = game.state
         for o in orders:
-            if o.skill == Skill.RETAIN:
+            if o.skill == RETAIN:
                 game.emit(ev.RetainUsed(o.actor, state.day))
-            elif o.skill == Skill.DEFEND:
+            elif o.skill == DEFEND:
                 game.emit(ev.SkillSpent(o.actor, o.skill))
                 lover = lover_of(state, o.actor)
                 covered = (o.actor,) if lover is None else (o.actor, lover)
@@ -494,15 +569,15 @@ class Wa004Ruleset(WerewolfRuleset):
     def choose_barbecue(self, game: Game, orders: list[ActionTaken]) -> None:
         """(3) 单身贵族: with no order by the deadline the director picks at random (R20)."""
         state = game.state
-        living_nobles = state.with_role(Role.NOBLE)
-        if not living_nobles or any(o.skill == Skill.BARBECUE for o in orders):
+        living_nobles = state.with_role(NOBLE)
+        if not living_nobles or any(o.skill == BARBECUE for o in orders):
             return
         targets = [c for c in state.living() if not is_noble(state, c)]
         if targets:
             pick = game.random("barbecue").choice(targets)
             game.emit(
                 ActionTaken(
-                    living_nobles[0], Skill.BARBECUE.value, pick, state.day,
+                    living_nobles[0], BARBECUE, pick, state.day,
                     {"defaulted": True}, noble_group(state),
                 )
             )  # fmt: skip
@@ -510,8 +585,8 @@ class Wa004Ruleset(WerewolfRuleset):
     def resolve_kill(self, game: Game, orders: list[ActionTaken]) -> None:
         """(5) 指杀结算: the group's latest target goes out unless 捍卫 (or 尊贵) covers it."""
         state = game.state
-        kill = next((o for o in reversed(orders) if o.skill == Skill.BARBECUE), None)
-        if kill is not None and kill.target in state.alive and state.with_role(Role.NOBLE):
+        kill = next((o for o in reversed(orders) if o.skill == BARBECUE), None)
+        if kill is not None and kill.target in state.alive and state.with_role(NOBLE):
             self.eliminate(game, kill.target, "barbecue", by=kill.actor)
 
     def resolve_couples(self, game: Game, orders: list[ActionTaken]) -> None:
@@ -523,19 +598,19 @@ class Wa004Ruleset(WerewolfRuleset):
         """
         state = game.state
         retaining = set(state.flags.get(RETAINING, ()))
-        elopes = {o.actor: o.target for o in orders if o.skill == Skill.ELOPE}
+        elopes = {o.actor: o.target for o in orders if o.skill == ELOPE}
         mutual = {a for a, b in elopes.items() if b is not None and elopes.get(b) == a}
-        leavers = {o.actor for o in orders if o.skill == Skill.BREAKUP} | mutual
+        leavers = {o.actor for o in orders if o.skill == BREAKUP} | mutual
         taken: set[str] = set()  # found a new lover tonight: not taken again (R23)
 
         def betrayer(name: str | None) -> bool:
-            return name is not None and name in state.alive and state.roles[name] == Role.BETRAYER
+            return name is not None and name in state.alive and state.roles[name] == BETRAYER
 
         def blocked(o: ActionTaken, why: str) -> None:
             game.emit(ev.EffectBlocked(o.actor, o.skill, o.target, why))
 
         for o in orders:
-            if o.skill != Skill.BREAKUP:
+            if o.skill != BREAKUP:
                 continue
             lover = lover_of(state, o.actor)
             if not betrayer(o.actor) or lover is None:
@@ -543,10 +618,10 @@ class Wa004Ruleset(WerewolfRuleset):
             elif {o.actor, lover} & retaining:
                 blocked(o, "<挽留>使情侣状态不会被解除")
             else:
-                self.dissolve(game, o.actor, lover, Skill.BREAKUP, o.actor, leavers)
+                self.dissolve(game, o.actor, lover, BREAKUP, o.actor, leavers)
         done: set[str] = set()
         for o in orders:
-            if o.skill != Skill.ELOPE or o.actor in done:
+            if o.skill != ELOPE or o.actor in done:
                 continue
             a, b = o.actor, o.target
             if a not in mutual or b is None:
@@ -561,11 +636,11 @@ class Wa004Ruleset(WerewolfRuleset):
             else:
                 for x, y in olds:
                     if lover_of(state, x) == y:
-                        self.dissolve(game, x, y, Skill.ELOPE, x, leavers)
-                self.form(game, a, b, Skill.ELOPE)
+                        self.dissolve(game, x, y, ELOPE, x, leavers)
+                self.form(game, a, b, ELOPE)
                 taken.update((a, b))
         for o in orders:
-            if o.skill != Skill.NTR or o.target is None:
+            if o.skill != NTR or o.target is None:
                 continue
             x, t = o.actor, o.target
             if not betrayer(x) or lover_of(state, x) is not None or t not in state.alive:
@@ -585,26 +660,24 @@ class Wa004Ruleset(WerewolfRuleset):
                 blocked(o, "<挽留>使情侣状态不会被解除")
                 continue
             if old is not None:
-                self.dissolve(game, t, old, Skill.NTR, x, leavers)
-            self.form(game, x, t, Skill.NTR)
+                self.dissolve(game, t, old, NTR, x, leavers)
+            self.form(game, x, t, NTR)
             taken.update((x, t))
 
-    def dissolve(
-        self, game: Game, a: str, b: str, skill: Skill, by: str, leavers: set[str]
-    ) -> None:
-        """End the couple a–b; whoever did not leave by its own skill gets a mark."""
+    def dissolve(self, game: Game, a: str, b: str, skill: str, by: str, leavers: set[str]) -> None:
+        """End the couple a–b; whoever did not leave by its own ``skill`` gets a mark."""
         state = game.state
-        game.emit(ev.CoupleDissolved(a, b, skill.value, by))
+        game.emit(ev.CoupleDissolved(a, b, skill, by))
         for me, other in ((a, b), (b, a)):
             game.emit(Told((me,), state.day, f"你与{other}的情侣关系已解除", "lover"))
         for me in (a, b):
             if me not in leavers:
                 self.mark(game, me, "lost_lover")
 
-    def form(self, game: Game, a: str, b: str, skill: Skill) -> None:
-        """a and b become lovers."""
+    def form(self, game: Game, a: str, b: str, skill: str) -> None:
+        """a and b become lovers (by ``skill``)."""
         state = game.state
-        game.emit(ev.CoupleFormed(a, b, skill.value))
+        game.emit(ev.CoupleFormed(a, b, skill))
         game.emit(Told((a,), state.day, f"你与{b}成为情侣", "lover"))
         game.emit(Told((b,), state.day, f"你与{a}成为情侣", "lover"))
 
@@ -620,8 +693,9 @@ class Wa004Ruleset(WerewolfRuleset):
     # judging
     def lose_reason(self, state: GameState, faction: str) -> str | None:
         """Why ``faction`` meets a lose condition now, or None."""
-        members = [c for c in state.living() if state.factions[c] == faction]
-        if faction == Faction.BETRAYERS and not members:
+        factions = state.factions
+        members = [c for c in state.living_tuple() if factions[c] == faction]
+        if faction == BETRAYERS and not members:
             return "变节者全部出局"
         if self.rules.empty_faction_loses and not members:
             return "阵营没有存活角色"
@@ -632,7 +706,7 @@ class Wa004Ruleset(WerewolfRuleset):
         state = game.state
         if state.ended:
             return True
-        factions = list(self.params.factions)
+        factions = self.faction_keys
         for f in factions:
             remaining = [g for g in factions if g not in state.lost]
             if len(remaining) <= 1:
@@ -648,19 +722,19 @@ class Wa004Ruleset(WerewolfRuleset):
             return True
         if not state.flags.get(REVEALED):
             return False
-        if Faction.BETRAYERS in remaining:
-            living = state.with_role(Role.BETRAYER)
+        if BETRAYERS in remaining:
+            living = state.with_role(BETRAYER)
             if living and all(lover_of(state, b) == true_love_of(state, b) for b in living):
-                self._win(game, Faction.BETRAYERS, "所有存活的变节者都与其真爱对象成为情侣")
+                self._win(game, BETRAYERS, "所有存活的变节者都与其真爱对象成为情侣")
                 return True
-        if Faction.NOBLES in remaining and not couples(state):
-            self._win(game, Faction.NOBLES, "场上没有角色处于情侣状态")
+        if NOBLES in remaining and not couples(state):
+            self._win(game, NOBLES, "场上没有角色处于情侣状态")
             return True
         quiet = int(state.flags.get(QUIET_NIGHT, 0))
-        if Faction.GUARDIANS in remaining and quiet >= self.rules.guardian_win_from_night:
+        if GUARDIANS in remaining and quiet >= self.rules.guardian_win_from_night:
             self._win(
                 game,
-                Faction.GUARDIANS,
+                GUARDIANS,
                 f"第{quiet}个游戏夜晚没有情侣解除情侣状态或者处于情侣状态的角色出局",
             )
             return True

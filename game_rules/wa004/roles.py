@@ -82,3 +82,28 @@ NIGHT_SKILLS: dict[Role, tuple[Skill, ...]] = {
     Role.GUARDIAN: (Skill.RETAIN, Skill.DEFEND),
     Role.NOBLE: (Skill.BARBECUE,),
 }
+
+# Plain ``str`` twins of the members and tables above, for the engine's hot paths: in CPython
+# 3.11 reading a member off its class (``Skill.NTR``), ``.value`` and ``Skill(key)`` are
+# Python-level calls, while a module constant or a dict look-up is not. Equal to the members.
+BETRAYERS: str = Faction.BETRAYERS.value
+GUARDIANS: str = Faction.GUARDIANS.value
+NOBLES: str = Faction.NOBLES.value
+BETRAYER: str = Role.BETRAYER.value
+GUARDIAN: str = Role.GUARDIAN.value
+NOBLE: str = Role.NOBLE.value
+TRUE_LOVE: str = Skill.TRUE_LOVE.value
+BREAKUP: str = Skill.BREAKUP.value
+ELOPE: str = Skill.ELOPE.value
+NTR: str = Skill.NTR.value
+RETAIN: str = Skill.RETAIN.value
+DEFEND: str = Skill.DEFEND.value
+BARBECUE: str = Skill.BARBECUE.value
+#: any string equal to a skill key -> that key as a plain ``str`` (None: no such skill)
+SKILL_KEYS: dict[str, str] = {s.value: s.value for s in Skill}
+SKILL_LABELS: dict[str, str] = {s.value: label for s, label in _LABELS.items()}
+COUNTED_KEYS = frozenset(s.value for s in COUNTED_SKILLS)
+LOVE_KEYS: tuple[str, ...] = tuple(s.value for s in LOVE_SKILLS)
+NIGHT_SKILL_KEYS: dict[str, tuple[str, ...]] = {
+    r.value: tuple(s.value for s in skills) for r, skills in NIGHT_SKILLS.items()
+}

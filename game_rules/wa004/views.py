@@ -23,7 +23,7 @@ from game_rules.wa004.couples import (
     noble_group,
     true_love_of,
 )
-from game_rules.wa004.roles import COUNTED_SKILLS, Role
+from game_rules.wa004.roles import COUNTED_SKILLS, Role, Skill
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,10 @@ def love_view(game: Game, character: str) -> LoveView:
         lover=lover_of(state, character) if state.flags.get(REVEALED) else None,
         true_love=true_love_of(state, character),
         marks=marks_of(state, character),
-        spent=tuple(s.value for s in COUNTED_SKILLS if has_spent(state, character, s)),
+        # in the seed's order (Skill's), not a set's: set order changes from process to process
+        spent=tuple(
+            s.value for s in Skill if s in COUNTED_SKILLS and has_spent(state, character, s)
+        ),
         noble_group=noble_group(state) if role == Role.NOBLE else (),
         messages=tuple(e.text for e in told),
     )

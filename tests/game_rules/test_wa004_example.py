@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from game_rules.events import Eliminated, RoleChanged
 from game_rules.game import Game
@@ -94,3 +95,12 @@ def test_rulings_doc_cites_only_real_tests() -> None:
             re.findall(r"^def (test_[a-z0-9_]+)", path.read_text(encoding="utf-8"), re.M)
         )
     assert cited and cited <= defined, sorted(cited - defined)
+
+
+def test_spent_skills_are_listed_in_the_seed_order(monkeypatch: Any) -> None:
+    # a set's iteration order changes with each process's string hashing: the view must not
+    import game_rules.wa004.views as views
+
+    game = replay_file(EXAMPLE).game
+    monkeypatch.setattr(views, "has_spent", lambda state, character, skill: True)
+    assert love_view(game, "北原春希").spent == ("breakup", "elope", "ntr", "defend")
