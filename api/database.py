@@ -45,7 +45,8 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A read-write transaction, committed on success and rolled back on any error."""
-        with self._writer_turn(), self._write() as session, session.begin():
+        # The session hands its connection back to the pool after the writer's turn (see below).
+        with self._write() as session, self._writer_turn(), session.begin():
             yield session
 
     @contextmanager
@@ -53,9 +54,11 @@ class Database:
         """:meth:`write` without the ORM: a Core connection in a read-write transaction.
 
         For the hottest path (post ingestion), where the ORM session's bookkeeping costs more
-        than the SQL it runs. Same locking, same commit-or-roll-back.
+        than the SQL it runs. Same locking, same commit-or-roll-back. On SQLite every writer of
+        every worker queues for the writer's turn, so only the transaction itself runs inside it:
+        the connection is checked out of the pool before it and returned after it.
         """
-        with self._writer_turn(), self.write_engine.begin() as connection:
+        with self.write_engine.connect() as connection, self._writer_turn(), connection.begin():
             yield connection
 
     @contextmanager

@@ -25,6 +25,7 @@ from api.auth import Caller, forget_token, refuse_revoked, revoked_message
 from api.database import db
 from api.errors import BadRequest, Conflict, NotFound, TokenRevoked
 from api.gameplay import Game, GameCache, GameRuleError, events_to_dicts, rebuild_game
+from api.ratelimit import consume, consume_reading_game, settle
 from api.screening import Screened
 from api.store import (
     append_events,
@@ -170,7 +171,9 @@ def read_game(game_id: str) -> Iterator[tuple[Session, GameRow, Game]]:
 
 
 @contextmanager
-def shared_game(game_id: str, caller: Caller | None = None) -> Iterator[tuple[Connection, Game]]:
+def shared_game(
+    game_id: str, caller: Caller | None = None, charge: tuple[int, tuple[int, int]] | None = None
+) -> Iterator[tuple[Connection, Game]]:
     """A write transaction in which ``game_id`` is share-locked: its game may be read, not changed.
 
     For work that adds rows but no game events (posts outside the vote thread): every writer that
@@ -181,15 +184,32 @@ def shared_game(game_id: str, caller: Caller | None = None) -> Iterator[tuple[Co
     on the hottest path its bookkeeping costs more than the SQL). With ``caller`` (identified
     through the token cache), the statement that share-locks the game also confirms its token is
     live: 401 ``token_revoked`` once it has been revoked.
+
+    With ``charge`` (``(cost, limit)``, and a caller), the caller's posting rate limit is taken in
+    the same transaction (:func:`api.ratelimit.consume`: 429 past the limit, after any 404 or 401).
+    On SQLite, whose write transaction is exclusive anyway, one statement counts the posts and
+    reads the version and the revocation; on PostgreSQL the count comes last, after the body, so
+    that the window's row lock is held only for the commit.
     """
     with db().write_connection() as connection:
+        charge_after = charge
         if caller is None or caller.token_hash is None:
+            if charge is not None:
+                raise ValueError("a rate-limit charge needs a caller with a token")
             version = game_version_shared(connection, game_id)
+        elif charge is not None and connection.dialect.name == "sqlite":
+            cost, limit = charge
+            count, found, revoked, now = consume_reading_game(
+                connection, caller.token_hash, cost, limit, game_id
+            )
+            if found is None:
+                raise NotFound(f"no game {game_id!r}")
+            _refuse_if_revoked(caller, revoked)
+            settle(connection, caller.token_hash, cost, limit, count, now)
+            version, charge_after = found, None
         else:
             version, revoked = game_version_shared_for(connection, game_id, caller.token_hash)
-            if revoked:
-                forget_token(caller.token_hash)
-                raise TokenRevoked(revoked_message(caller.kind))
+            _refuse_if_revoked(caller, revoked)
         game = cache().peek(game_id, version)
         rebuilt = game is None
         if game is None:
@@ -198,8 +218,18 @@ def shared_game(game_id: str, caller: Caller | None = None) -> Iterator[tuple[Co
                 events = load_events(session, game_id)[:version]
             game = rebuild_game(row.ruleset, row.seed, characters_of(row), events)
         yield connection, game
+        if charge_after is not None:
+            assert caller is not None and caller.token_hash is not None
+            consume(connection, caller.token_hash, charge_after[0], charge_after[1])
     if rebuilt:
         cache().put(game_id, version, game)
+
+
+def _refuse_if_revoked(caller: Caller, revoked: bool) -> None:
+    if revoked:
+        assert caller.token_hash is not None
+        forget_token(caller.token_hash)
+        raise TokenRevoked(revoked_message(caller.kind))
 
 
 # ---------------------------------------------------------------------------------------------

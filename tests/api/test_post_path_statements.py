@@ -1,0 +1,122 @@
+"""The single-post path's statements, and the answers it owes in order: 404, 401, then 429.
+
+On SQLite the rate-limit upsert also reads the game's version and the token's revocation (one
+statement instead of two); on PostgreSQL the share lock comes first and the count last. Either way
+a refused post changes nothing: no post stored, no rate-limit unit spent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+from sqlalchemy import event, text
+
+from api import create_app
+from api.auth import DIRECTOR
+from api.store import lock_game
+from api.tokens import revoke_live
+from models.types import utcnow
+
+PLAYERS = [f"软件{i}" for i in range(1, 13)]
+
+
+def _new_game(app: Flask, seed: str) -> tuple[str, dict[str, str]]:
+    created = app.test_client().post(
+        "/api/games", json={"ruleset": "m72", "players": PLAYERS, "seed": seed}
+    )
+    assert created.status_code == 201
+    body = created.get_json()
+    return body["id"], {"Authorization": f"Bearer {body['director_token']}"}
+
+
+def _post(forum_id: str, body: str = "站边软件5") -> dict[str, Any]:
+    return {
+        "forum_post_id": forum_id,
+        "author": "软件2",
+        "thread": "discussion",
+        "day": 1,
+        "body": body,
+        "posted_at": "2026-11-29T20:00:00+08:00",
+    }
+
+
+def _stored(app: Flask) -> tuple[list[str], int]:
+    """Forum ids stored, and rate-limit units spent by every token."""
+    with app.extensions["bansha_db"].read() as session:
+        ids = session.execute(text("SELECT forum_post_id FROM posts ORDER BY id")).scalars()
+        spent = session.execute(text("SELECT coalesce(sum(count), 0) FROM rate_windows")).scalar()
+        return list(ids), int(spent or 0)
+
+
+def test_a_clean_post_runs_the_fewest_statements_in_lock_order(any_app: Flask) -> None:
+    gid, auth = _new_game(any_app, "statements")
+    client = any_app.test_client()
+    assert client.post(f"/api/games/{gid}/posts", json=_post("warm"), headers=auth).status_code
+    database = any_app.extensions["bansha_db"]
+    seen: list[str] = []
+
+    def hook(*args: Any) -> None:
+        seen.append(" ".join(str(args[2]).split()).upper())
+
+    engines = {database.write_engine, database.read_engine}
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", hook)
+    try:
+        r = client.post(f"/api/games/{gid}/posts", json=_post("clean-1"), headers=auth)
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", hook)
+    assert r.status_code == 200 and r.get_json()["duplicate"] is False
+    if database.is_sqlite:
+        begin, counted, stored = seen
+        assert begin == "BEGIN IMMEDIATE"
+        assert counted.startswith("INSERT INTO RATE_WINDOWS") and "RETURNING" in counted
+        assert "FROM GAMES" in counted and "FROM TOKENS" in counted
+    else:
+        locked, stored, counted = seen
+        assert locked.startswith("SELECT GAMES.VERSION") and "FOR SHARE" in locked
+        assert "FROM TOKENS" in locked
+        assert counted.startswith("INSERT INTO RATE_WINDOWS")
+    assert stored.startswith("INSERT INTO POSTS") and "ON CONFLICT" in stored
+    assert _stored(any_app) == (["warm", "clean-1"], 2)
+
+
+def test_a_post_over_the_rate_limit_is_refused_and_stores_nothing(any_url: str) -> None:
+    app = create_app(
+        {"DATABASE_URL": any_url, "RATE_LIMIT_POSTS": (2, 3600), "USE_CLASSIFIER": False}
+    )
+    try:
+        gid, auth = _new_game(app, "limited")
+        client = app.test_client()
+        url = f"/api/games/{gid}/posts"
+        assert [client.post(url, json=_post(f"p{i}"), headers=auth).status_code for i in range(2)]
+        refused = client.post(url, json=_post("p2", "你个ＳＢ"), headers=auth)
+        assert refused.status_code == 429
+        assert refused.get_json()["error"]["code"] == "rate_limited"
+        assert int(refused.headers["Retry-After"]) > 0
+        assert _stored(app) == (["p0", "p1"], 2)  # neither the post nor a unit spent
+        queue = client.get(f"/api/games/{gid}/suggestions", headers=auth).get_json()
+        assert queue["suggestions"] == []  # the offending post left no suggestion either
+    finally:
+        app.extensions["bansha_db"].dispose()
+
+
+def test_a_revoked_token_at_its_limit_is_told_it_is_revoked(any_url: str) -> None:
+    app = create_app(
+        {"DATABASE_URL": any_url, "RATE_LIMIT_POSTS": (1, 3600), "USE_CLASSIFIER": False}
+    )
+    try:
+        gid, auth = _new_game(app, "revoked")
+        client = app.test_client()
+        url = f"/api/games/{gid}/posts"
+        assert client.post(url, json=_post("p0"), headers=auth).status_code == 200  # cached now
+        with app.extensions["bansha_db"].write() as session:
+            lock_game(session, gid)
+            assert revoke_live(session, gid, DIRECTOR, None, utcnow())
+        refused = client.post(url, json=_post("p1"), headers=auth)
+        assert refused.status_code == 401  # not 429, though the limit is reached as well
+        assert refused.get_json()["error"]["code"] == "token_revoked"
+        assert _stored(app) == (["p0"], 1)
+    finally:
+        app.extensions["bansha_db"].dispose()
