@@ -183,16 +183,14 @@ def suggest(
     rule_set = rules(ruleset)
     if not known_category(category):
         category = "other"
+    floor = severity_colour(severity)
     try:
         found = suggest_card(
-            category,
-            rules=rule_set,
-            article=article,
-            history=ledger,
-            severity=severity_colour(severity),
+            category, rules=rule_set, article=article, history=ledger, severity=floor
         )
     except GameRuleError:
-        found = suggest_card(category, rules=rule_set, history=ledger)
+        # a code the penalty articles do not hold: the category's own article decides
+        found = suggest_card(category, rules=rule_set, history=ledger, severity=floor)
     return SuggestedCard(
         colour=found.colour.value,
         allowed=tuple(c.value for c in found.allowed),

@@ -691,6 +691,7 @@ def _suggest_for_post(
         cards = stored_card_facts(connection, game_id, post.author)
         ledgers[post.author] = (cards, cardrules.ledger_of(ruleset, post.author, cards))
     cards, ledger = ledgers[post.author]
+    article: str | None = None
     if post.zombie:
         category, severity = "zombie", ""
         evidence: list[dict[str, Any]] = [
@@ -702,6 +703,8 @@ def _suggest_for_post(
     else:
         primary = max(violations, key=lambda f: f["confidence"])
         category = primary["category"]
+        # the clause the finding cites (M72 2(8), not the category's first clause 2(5))
+        article = primary["article"]["code"] or None
         # The seed's hint names the colours it allows; only a single named colour is a floor.
         hinted = primary["severity"]["cards"]
         severity = hinted[0] if len(hinted) == 1 else ""
@@ -709,7 +712,7 @@ def _suggest_for_post(
             {"article": f["article"], "text": _finding_text(f), "finding": f}
             for f in _evidence(violations)
         ]
-    suggested = cardrules.suggest(ruleset, category, severity, ledger)
+    suggested = cardrules.suggest(ruleset, category, severity, ledger, article=article)
     reasons = [
         *evidence,
         {

@@ -47,6 +47,19 @@ def test_offending_post_gets_findings_and_a_suggested_card(api: Any, game: dict[
     assert queue[0]["post"]["body"] == body
 
 
+def test_suggestion_cites_the_clause_of_its_finding(api: Any, game: dict[str, Any]) -> None:
+    # M72 2(8): citing another player's oath; the card line must not fall back to 2(5)
+    result = api.post(game, "软件11", "他都赌咒发誓了，我信他是好人")
+    codes = {f["article"]["code"] for f in result["findings"]}
+    assert codes == {"2(8)"}
+    card_line = result["suggestion"]["reasons"][-1]
+    assert card_line["article"]["code"] == "2(8)"
+    assert "以“贴脸”作为讨论依据" in card_line["article"]["text"]
+    # an own oath keeps its clause
+    own = api.post(game, "软件12", "我拿人格担保我是好人")
+    assert own["suggestion"]["reasons"][-1]["article"]["code"] == "2(6)"
+
+
 def test_same_kind_after_a_blue_suggests_yellow(api: Any, game: dict[str, Any]) -> None:
     first = api.post(game, "软件11", "我拿人格担保我是好人")
     api.decide(game, first["suggestion"]["id"], "confirm")
