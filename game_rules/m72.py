@@ -10,6 +10,7 @@ Judging: lose first, then win (胜负判定). Readings of silent places: docs/ru
 from __future__ import annotations
 
 import operator
+from collections import Counter
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -137,19 +138,11 @@ class M72(WerewolfRuleset):
         state = game.state
         if state.ended:
             return True
-        # one pass over the living: this runs after every elimination
-        key_roles = state.roles_with_trait("key_role")
-        pack = 0
-        key_alive = fox_alive = False
-        roles = state.roles
-        for c in state.alive:
-            role = roles[c]
-            if role in PACK:
-                pack += 1
-            if role in key_roles:
-                key_alive = True
-            if role == "fox":
-                fox_alive = True
+        # the living's roles counted in one C-level pass: this runs after every elimination
+        alive_roles = Counter(map(state.roles.__getitem__, state.alive))
+        pack = sum(map(alive_roles.__getitem__, PACK))
+        key_alive = not state.roles_with_trait("key_role").isdisjoint(alive_roles)
+        fox_alive = "fox" in alive_roles
         newly: list[tuple[str, str]] = []
         if "wolves" not in state.lost and not pack:
             newly.append(("wolves", "狼人阵营的狼人角色全部出局"))

@@ -803,23 +803,40 @@ class Tally:
     these); ``shown``: what is announced (no extra); ``abstentions``: weighted 弃权 total;
     ``abstainers``: who abstained. ``count_units`` / ``shown_units`` are ``counts`` / ``shown``
     exactly, as integers in units of ``1/scale`` (``scale`` 2 when a weight is 1.5): comparing
-    and ordering them needs no fraction arithmetic. ``history`` is the box's counting ballots in
-    time order (``excluded`` voters' too), from which :attr:`steps` replays the counted ones.
+    and ordering them needs no fraction arithmetic (the Fraction forms are properties).
+    ``history`` is the box's counting ballots in time order (``excluded`` voters' too), from which
+    :attr:`steps` replays the counted ones.
     """
 
-    counts: Mapping[str, Fraction]
-    shown: Mapping[str, Fraction]
-    abstentions: Fraction
+    count_units: Mapping[str, int]
+    shown_units: Mapping[str, int]
+    scale: int
+    abstained_units: int
     abstainers: tuple[str, ...]
     first_vote: Mapping[str, int]
     extra: Mapping[str, Fraction]
-    count_units: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
-    shown_units: Mapping[str, int] = field(default_factory=dict, repr=False, compare=False)
-    scale: int = field(default=1, repr=False, compare=False)
     history: tuple[Ballot, ...] = field(default=(), repr=False)
     weights: Mapping[str, Fraction] = field(default_factory=dict, repr=False)
     excluded: frozenset[str] = field(default=frozenset(), repr=False)
     step_count: int = field(default=0, repr=False, compare=False)
+
+    # the Fraction forms are made when asked: the engine decides and announces on the units
+    @property
+    def counts(self) -> Mapping[str, Fraction]:
+        """Decisive totals per target, hidden extra included."""
+        scale = self.scale
+        return MappingProxyType({t: _fraction(n, scale) for t, n in self.count_units.items()})
+
+    @property
+    def shown(self) -> Mapping[str, Fraction]:
+        """The announced totals per target (no hidden extra)."""
+        scale = self.scale
+        return MappingProxyType({t: _fraction(n, scale) for t, n in self.shown_units.items()})
+
+    @property
+    def abstentions(self) -> Fraction:
+        """The weighted 弃权 total."""
+        return _fraction(self.abstained_units, self.scale)
 
     @property
     def steps(self) -> tuple[_Step, ...]:
@@ -998,14 +1015,13 @@ def tally(
             if w.numerator < 0:  # a Fraction's denominator is always positive
                 raise VoteError("bad_weight", f"{who}: vote weight must not be negative")
         # Counting is done in integer units of 1/scale (scale = lcm of every weight's denominator:
-        # 2 for M08's 1.5-vote sheriff), so the loop adds ints; Fractions are made once, at the end.
+        # 2 for M08's 1.5-vote sheriff), so the loop adds ints; Fractions only when asked for.
         scale = math.lcm(1, *(w.denominator for w in (*given.values(), *added.values())))
         units = {who: w.numerator * (scale // w.denominator) for who, w in given.items()}
     else:
         scale = 1
         units = {}
     excluded = frozenset(exclude)
-    known = _FRACTION_CACHE
 
     shown_units: dict[str, int] = {}
     abstainers: list[str] = []
@@ -1027,12 +1043,6 @@ def tally(
             count_units[target] = count_units.get(target, 0) + add.numerator * (
                 scale // add.denominator
             )
-    shown = {t: known.get((n, scale)) or _fraction(n, scale) for t, n in shown_units.items()}
-    counts = {
-        t: shown[t] if n == shown_units.get(t) else (known.get((n, scale)) or _fraction(n, scale))
-        for t, n in count_units.items()
-    }
-    abstentions = known.get((abstained, scale)) or _fraction(abstained, scale)
 
     # announcement order: when the target got the vote that still counts for it
     history = box.effective_history()
@@ -1047,15 +1057,13 @@ def tally(
         if voted is not None and voted not in first_vote and final.get(voter) is b:
             first_vote[voted] = i
     return Tally(
-        MappingProxyType(counts),
-        MappingProxyType(shown),
-        abstentions,
-        tuple(abstainers),
-        MappingProxyType(first_vote),
-        MappingProxyType(extras),
         MappingProxyType(count_units),
         MappingProxyType(shown_units),
         scale,
+        abstained,
+        tuple(abstainers),
+        MappingProxyType(first_vote),
+        MappingProxyType(extras),
         history,
         MappingProxyType(given),
         excluded,

@@ -493,7 +493,7 @@ class Wa004Ruleset(WerewolfRuleset):
         out = tops[0] if len(tops) == 1 else None
         game.emit(FlagSet("day_closed", True))
         self.expire_last_words(game, everyone=True)
-        game.emit(VotesTallied(day, {k: str(v) for k, v in t.counts.items()}, tops, out))
+        game.emit(VotesTallied(day, t.count_texts(), tops, out))
         game.emit(Announced(day, DAY, t.announcement(), "tally"))
         if out is None:
             game.emit(Announced(day, DAY, "平票，无人出局" if tops else "无人出局", "out"))
