@@ -273,6 +273,14 @@ def text_views(text: str | NormalizedText) -> TextViews:
     'sbsb'
     """
     folded = (text if isinstance(text, NormalizedText) else normalize(text)).folded
+    syllables = _syllables(folded)
+    return TextViews(
+        folded=folded, syllables=tuple(syllables), initials="".join([s[0] for s in syllables])
+    )
+
+
+def _syllables(folded: str) -> list[str]:
+    """The syllable stream of a folded text (see :func:`text_views`)."""
     syllables: list[str] = []
     for han, letters, other in _UNITS.findall(folded):
         if han:
@@ -281,8 +289,7 @@ def text_views(text: str | NormalizedText) -> TextViews:
             syllables.extend(split_pinyin(letters))
         elif other.isalnum():
             syllables.append(other)
-    initials = "".join([s[0] for s in syllables])
-    return TextViews(folded=folded, syllables=tuple(syllables), initials=initials)
+    return syllables
 
 
 # ------------------------------------------------------------------------------------------------
@@ -428,6 +435,7 @@ class ColumnMapper:
         _pypinyin_tables()
         # only emoji the model knows can add a column; one C-level scan finds them all
         self._emoji_rx = re.compile("|".join(map(re.escape, sorted(emoji)))) if emoji else None
+        self._hit_columns = _HitColumns(self._lexicon)
 
     def columns(
         self, text: str, normalized: NormalizedText | None = None, hits: Hits | None = None
@@ -452,24 +460,43 @@ class ColumnMapper:
         hits: Hits | None,
         add: Callable[[Iterable[int]], None],
     ) -> None:
-        views = text_views(normalized if normalized is not None else text)
-        if views.folded and self._chars is not None:
-            add(map(_VALUE, self._chars.iter(views.folded)))
-        if views.syllables and self._syllables is not None:
-            add(map(_VALUE, self._syllables.iter(" " + " ".join(views.syllables) + " ")))
-        if views.initials and self._initials is not None:
-            add(map(_VALUE, self._initials.iter(views.initials)))
+        # the views are built inline (no TextViews, no tuple copy): this runs once per post screened
+        folded = (normalized if normalized is not None else normalize(text)).folded
+        if folded:
+            if self._chars is not None:
+                add(map(_VALUE, self._chars.iter(folded)))
+            syllables = _syllables(folded)
+            if syllables:
+                if self._syllables is not None:
+                    add(map(_VALUE, self._syllables.iter(f" {' '.join(syllables)} ")))
+                if self._initials is not None:
+                    add(map(_VALUE, self._initials.iter("".join([s[0] for s in syllables]))))
         if self._emoji_rx is not None:
             add(map(self._emoji.__getitem__, self._emoji_rx.findall(text)))
         if self.config.lexicon:
             found = _lexicon_hits(text, hits)
-            if found is not None:
-                get = self._lexicon.get
-                for category, via in found:
-                    for token in (f"l:{category}", f"l:{category}:{via}"):
-                        column = get(token)
-                        if column is not None:
-                            add((column,))
+            if found:
+                add(itertools.chain.from_iterable(map(self._hit_columns.__getitem__, found)))
+
+
+class _HitColumns(dict[tuple[str, str], tuple[int, ...]]):
+    """``(category, via)`` -> the in-vocabulary columns of its two ``l:`` tokens, on first sight.
+
+    Categories and vias are a small fixed set, so the table stays small; a hit then costs one
+    C-level lookup instead of two f-strings and two lookups.
+    """
+
+    def __init__(self, lexicon: dict[str, int]) -> None:
+        super().__init__()
+        self._lexicon = lexicon
+
+    def __missing__(self, hit: tuple[str, str]) -> tuple[int, ...]:
+        category, via = hit
+        tokens = (f"l:{category}", f"l:{category}:{via}")
+        value = tuple(self._lexicon[t] for t in tokens if t in self._lexicon)
+        if len(self) < _SEGMENT_LIMIT:
+            self[hit] = value
+        return value
 
 
 _VALUE = operator.itemgetter(1)  # (end, column) pairs from an automaton's iter()
