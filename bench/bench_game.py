@@ -20,7 +20,8 @@ time ratio.
 The reference, measured in the same run, is a fixed pure-Python workload (sorting 2,000
 pseudo-random integers and folding them into a dict), in runs per second: the ratio "games per
 reference run" is what compares across machines. Rates are per CPU-second of this process (one
-core), so a busy machine disturbs them less than wall-clock rates.
+core), and each figure and its reference are measured in alternating slices, so both see the
+same machine.
 """
 
 from __future__ import annotations
@@ -52,21 +53,34 @@ def _reference_run(seed: int) -> int:
     return len(folded)
 
 
-def _rate(fn: Any, seconds: float) -> float:
-    """Calls per CPU-second of ``fn(i)`` over about ``seconds`` of this process's CPU time.
+SLICE = 0.2  # CPU seconds of the workload per turn; the reference gets a quarter of that
+
+
+def _paired(fn: Any, seconds: float) -> tuple[float, float]:
+    """Calls per CPU-second of ``fn(i)`` and of the reference, measured in alternating slices.
 
     CPU time rather than wall time: the figure is "on one core" and other processes on a busy
     machine do not count against it.
+
+    A shared machine speeds up and slows down by the second; measured one after the other, the
+    two rates could see different machines and their ratio would swing with it. Interleaved,
+    both see the same conditions.
     """
-    fn(0)  # warm-up (imports, caches)
-    n = 0
-    start = time.process_time()
-    while True:
-        fn(n)
-        n += 1
-        elapsed = time.process_time() - start
-        if elapsed >= seconds:
-            return n / elapsed
+    fn(0)
+    _reference_run(0)
+    counts = [0, 0]
+    spent = [0.0, 0.0]
+    while spent[0] < seconds:
+        for side, (work, span) in enumerate(((fn, SLICE), (_reference_run, SLICE / 4))):
+            start = time.process_time()
+            while True:
+                work(counts[side])
+                counts[side] += 1
+                elapsed = time.process_time() - start
+                if elapsed >= span:
+                    break
+            spent[side] += elapsed
+    return counts[0] / spent[0], counts[1] / spent[1]
 
 
 def run() -> list[dict[str, Any]]:
@@ -88,8 +102,9 @@ def run() -> list[dict[str, Any]]:
                 }
             )
             continue
-        reference = _rate(_reference_run, SECONDS / 4)
-        rate = _rate(lambda i, r=ruleset: play_random_game(r, i, policy=POLICY), SECONDS)
+        rate, reference = _paired(
+            lambda i, r=ruleset: play_random_game(r, i, policy=POLICY), SECONDS
+        )
         note = "including the random decision policy"
         if ruleset == "m72":
             note += "; goal >= 2,000 games/s on one core"
@@ -179,16 +194,16 @@ def _engine_row(ruleset: str) -> dict[str, Any]:
         record: list[Action] = []
         play_random_game(ruleset, seed, policy=POLICY, record=record)
         pool.append((str(seed), record))
-    reference = _rate(_reference_run, SECONDS / 4)
 
     def replay(i: int) -> None:
         seed, actions = pool[i % len(pool)]
         replay_actions(ruleset, seed, actions)
 
     actions = sum(len(a) for _, a in pool) / len(pool)
+    rate, reference = _paired(replay, SECONDS / 2)
     return {
         "name": f"random full {ruleset} games, engine only",
-        "value": _rate(replay, SECONDS / 2),
+        "value": rate,
         "unit": "games/s",
         "reference": "fixed Python workload (sort 2,000 ints + dict fold), runs/s",
         "reference_value": reference,
@@ -206,15 +221,16 @@ def _rebuild_row() -> dict[str, Any]:
     for seed in range(40):
         g = play_random_game("m72", seed, policy=POLICY)
         logs.append((str(seed), g.characters, g.event_dicts()))
-    reference = _rate(_reference_run, SECONDS / 4)
 
     def rebuild(i: int) -> None:
         seed, characters, dicts = logs[i % len(logs)]
         Game.rebuild("m72", None, seed, characters, dicts)
 
+    rate, reference = _paired(rebuild, SECONDS / 2)
+
     return {
         "name": "rebuild finished m72 games from their event logs",
-        "value": _rate(rebuild, SECONDS / 2),
+        "value": rate,
         "unit": "games/s",
         "reference": "fixed Python workload (sort 2,000 ints + dict fold), runs/s",
         "reference_value": reference,
