@@ -14,13 +14,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from game_rules.actions import (
     DIRECTOR_CAUSE_PLACEHOLDER,
     FACTION_LOSS_PLACEHOLDER,
-    LAST_WORDS_PLACEHOLDER,
     SUBSTITUTE_PLAYER_PLACEHOLDER,
     Action,
     DeclareFactionLost,
     Eject,
-    LeaveLastWords,
-    ScheduleDay,
     Substitute,
 )
 from game_rules.errors import (
@@ -32,7 +29,7 @@ from game_rules.errors import (
 )
 from game_rules.events import Event, FactionLost, Substituted
 from game_rules.params import RulesetParams, load_params
-from game_rules.state import DAY, GameState
+from game_rules.state import GameState
 
 if TYPE_CHECKING:
     import random
@@ -195,12 +192,10 @@ class Ruleset:
         In this order: a red card for every character, the eliminated too (the seeds: 红牌也可以
         针对已出局的……玩家), each followed by its ``faction_loses`` variant while
         :meth:`validate_faction_loss` allows that faction's 判负; 替补 for every character not yet
-        substituted; 判负 of every faction that may lose; by day until the vote closes (the
-        ``day_closed`` flag of the shared day machinery), one ``ScheduleDay`` switching 加速 on,
-        or off again (M72: 延迟成功时，不再视为执行加速) — a closing time is any time, so none is
-        listed; then the last words of every open right, and their ``None`` form (放弃遗言).
+        substituted; 判负 of every faction that may lose. The day machinery
+        (:class:`~game_rules.werewolf.WerewolfRuleset`) adds 加速 and 遗言.
 
-        An engine whose red-card, 替补 or day rules differ overrides this.
+        An engine whose red-card, 替补 or 判负 rules differ overrides this.
         """
         if state.ended:
             return []
@@ -220,12 +215,6 @@ class Ruleset:
             for f in self.params.factions
             if f in may_lose
         )
-        if state.phase == DAY and not state.flags.get("day_closed"):
-            out.append(ScheduleDay(accelerated=not state.flags.get("accelerated")))
-        given = state.last_words_given
-        for c in state.last_words_granted:
-            if c not in given:
-                out += [LeaveLastWords(c, LAST_WORDS_PLACEHOLDER), LeaveLastWords(c, None)]
         return out
 
     def _may_lose(self, state: GameState, faction: str) -> bool:

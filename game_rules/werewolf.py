@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from game_rules.actions import (
+    LAST_WORDS_PLACEHOLDER,
     Action,
     CastVote,
     CloseDay,
@@ -328,8 +329,7 @@ class WerewolfRuleset(Ruleset):
             game.require_character(target)
             raise InvalidTargetError("dead_target", f"{target}已出局，不能被投票")
         history = state.day_ballots
-        raw_close = flags.get("closes_at")
-        closes_at = datetime.fromisoformat(raw_close) if raw_close else day_base(state.day + 1)
+        closes_at = self.closes_at(state)
         at = a.at
         if at is None:
             # untimed ballots (tests, simulations): one second after the previous one, the first
@@ -366,7 +366,7 @@ class WerewolfRuleset(Ruleset):
             voter,
             kept.target,
             state.day,
-            (type(at) is datetime and _ISO.get(at)) or iso_time(at),
+            iso_time(at),
             a.proxy,
             kept.is_change,
             a.post_id,
@@ -749,6 +749,22 @@ class WerewolfRuleset(Ruleset):
                 out.append(EndNight())
             elif actor in state.alive:
                 return self.night_options(state, actor)  # a fresh list: asked very often
+        return out
+
+    def director_actions(self, state: GameState) -> list[Action]:
+        """The base list, then: by day until the vote closes, one ``ScheduleDay`` switching 加速
+        on, or off again (M72: 延迟成功时，不再视为执行加速) — a closing time is any time, so
+        none is listed; then the last words of every open right, and their ``None`` form
+        (放弃遗言)."""
+        out = super().director_actions(state)
+        if state.ended:
+            return out
+        if state.phase == DAY and not state.flags.get("day_closed"):
+            out.append(ScheduleDay(accelerated=not state.flags.get("accelerated")))
+        given = state.last_words_given
+        for c in state.last_words_granted:
+            if c not in given:
+                out += [LeaveLastWords(c, LAST_WORDS_PLACEHOLDER), LeaveLastWords(c, None)]
         return out
 
     def pending_actors(self, state: GameState) -> list[str]:

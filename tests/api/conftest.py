@@ -203,6 +203,22 @@ def concurrently() -> Callable[[int, Callable[[int], Any]], list[Any]]:
     return run_concurrently
 
 
+def create_dealt_game(app: Flask, seed: str) -> tuple[str, dict[str, str]]:
+    """A new M72 game with a random deal on ``app``: its id and the director's auth header."""
+    created = app.test_client().post(
+        "/api/games", json={"ruleset": "m72", "players": M72_PLAYERS, "seed": seed}
+    )
+    assert created.status_code == 201
+    body = created.get_json()
+    return body["id"], bearer(body["director_token"])
+
+
+@pytest.fixture
+def dealt_game() -> Callable[[Flask, str], tuple[str, dict[str, str]]]:
+    """:func:`create_dealt_game`, for test modules (they cannot import this file)."""
+    return create_dealt_game
+
+
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 

@@ -18,17 +18,6 @@ from api.store import lock_game
 from api.tokens import revoke_live
 from models.types import utcnow
 
-PLAYERS = [f"软件{i}" for i in range(1, 13)]
-
-
-def _new_game(app: Flask, seed: str) -> tuple[str, dict[str, str]]:
-    created = app.test_client().post(
-        "/api/games", json={"ruleset": "m72", "players": PLAYERS, "seed": seed}
-    )
-    assert created.status_code == 201
-    body = created.get_json()
-    return body["id"], {"Authorization": f"Bearer {body['director_token']}"}
-
 
 def _post(forum_id: str, body: str = "站边软件5") -> dict[str, Any]:
     return {
@@ -49,8 +38,10 @@ def _stored(app: Flask) -> tuple[list[str], int]:
         return list(ids), int(spent or 0)
 
 
-def test_a_clean_post_runs_the_fewest_statements_in_lock_order(any_app: Flask) -> None:
-    gid, auth = _new_game(any_app, "statements")
+def test_a_clean_post_runs_the_fewest_statements_in_lock_order(
+    any_app: Flask, dealt_game: Any
+) -> None:
+    gid, auth = dealt_game(any_app, "statements")
     client = any_app.test_client()
     assert client.post(f"/api/games/{gid}/posts", json=_post("warm"), headers=auth).status_code
     database = any_app.extensions["bansha_db"]
@@ -82,12 +73,14 @@ def test_a_clean_post_runs_the_fewest_statements_in_lock_order(any_app: Flask) -
     assert _stored(any_app) == (["warm", "clean-1"], 2)
 
 
-def test_a_post_over_the_rate_limit_is_refused_and_stores_nothing(any_url: str) -> None:
+def test_a_post_over_the_rate_limit_is_refused_and_stores_nothing(
+    any_url: str, dealt_game: Any
+) -> None:
     app = create_app(
         {"DATABASE_URL": any_url, "RATE_LIMIT_POSTS": (2, 3600), "USE_CLASSIFIER": False}
     )
     try:
-        gid, auth = _new_game(app, "limited")
+        gid, auth = dealt_game(app, "limited")
         client = app.test_client()
         url = f"/api/games/{gid}/posts"
         assert [client.post(url, json=_post(f"p{i}"), headers=auth).status_code for i in range(2)]
@@ -102,12 +95,12 @@ def test_a_post_over_the_rate_limit_is_refused_and_stores_nothing(any_url: str) 
         app.extensions["bansha_db"].dispose()
 
 
-def test_a_revoked_token_at_its_limit_is_told_it_is_revoked(any_url: str) -> None:
+def test_a_revoked_token_at_its_limit_is_told_it_is_revoked(any_url: str, dealt_game: Any) -> None:
     app = create_app(
         {"DATABASE_URL": any_url, "RATE_LIMIT_POSTS": (1, 3600), "USE_CLASSIFIER": False}
     )
     try:
-        gid, auth = _new_game(app, "revoked")
+        gid, auth = dealt_game(app, "revoked")
         client = app.test_client()
         url = f"/api/games/{gid}/posts"
         assert client.post(url, json=_post("p0"), headers=auth).status_code == 200  # cached now

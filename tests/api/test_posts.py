@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -298,14 +299,21 @@ def test_awkward_but_storable_posts_are_screened(api: Any, game: dict[str, Any])
         assert result["duplicate"] is False
 
 
-def test_the_trained_classifier_screens_posts_when_present(db_url: str, api: Any) -> None:
+@pytest.fixture
+def classifier_app(db_url: str) -> Iterator[Flask]:
+    """The service with the trained classifier (skips when no model was trained)."""
     model = Path(os.environ.get("BANSHA_MODEL", "var/model.skops"))
     if not model.is_file():
         pytest.skip(f"no trained model at {model} (run 'make model')")
     if screener("m72", True).classifier is None:
         pytest.skip("the model file could not be loaded")
     app = create_app({"DATABASE_URL": db_url, "USE_CLASSIFIER": True})
-    client = type(api)(app.test_client())
+    yield app
+    app.extensions["bansha_db"].dispose()
+
+
+def test_the_trained_classifier_screens_posts_when_present(classifier_app: Flask, api: Any) -> None:
+    client = type(api)(classifier_app.test_client())
     game = client.make_game()
     vias = set()
     for body in ("我拿我全家担保我是好人", "你是不是上一场那个人", "如果我是狼我全家出门被车撞"):
@@ -313,17 +321,10 @@ def test_the_trained_classifier_screens_posts_when_present(db_url: str, api: Any
         assert result["suggestion"] is not None
         vias |= {f["via"] for f in result["findings"]}
     assert "classifier" in vias
-    app.extensions["bansha_db"].dispose()
 
 
-def test_card_reasons_list_each_piece_of_evidence_once(db_url: str, api: Any) -> None:
-    model = Path(os.environ.get("BANSHA_MODEL", "var/model.skops"))
-    if not model.is_file():
-        pytest.skip(f"no trained model at {model} (run 'make model')")
-    if screener("m72", True).classifier is None:
-        pytest.skip("the model file could not be loaded")
-    app = create_app({"DATABASE_URL": db_url, "USE_CLASSIFIER": True})
-    client = type(api)(app.test_client())
+def test_card_reasons_list_each_piece_of_evidence_once(classifier_app: Flask, api: Any) -> None:
+    client = type(api)(classifier_app.test_client())
     game = client.make_game()
     result = client.post(game, "软件1", "你个ＳＢ，别乱跳")
     findings = result["findings"]
@@ -336,4 +337,3 @@ def test_card_reasons_list_each_piece_of_evidence_once(db_url: str, api: Any) ->
     assert {f["via"] for f in alone["findings"]} == {"classifier"}
     texts = [r["text"] for r in alone["suggestion"]["reasons"] if "finding" in r]
     assert texts == [f"侮辱性语言：“{alone['findings'][0]['match']}”（分类器判断）"]
-    app.extensions["bansha_db"].dispose()

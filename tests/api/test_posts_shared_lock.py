@@ -24,15 +24,6 @@ PLAYERS = [f"软件{i}" for i in range(1, 13)]
 # ``any_app`` (conftest) runs a test on SQLite and on PostgreSQL.
 
 
-def _new_game(app: Flask, seed: str) -> tuple[str, dict[str, str]]:
-    created = app.test_client().post(
-        "/api/games", json={"ruleset": "m72", "players": PLAYERS, "seed": seed}
-    )
-    assert created.status_code == 201
-    body = created.get_json()
-    return body["id"], {"Authorization": f"Bearer {body['director_token']}"}
-
-
 def _post(forum_id: str, author: str, body: str, thread: str = "discussion") -> dict[str, Any]:
     return {
         "forum_post_id": forum_id,
@@ -44,8 +35,10 @@ def _post(forum_id: str, author: str, body: str, thread: str = "discussion") -> 
     }
 
 
-def test_concurrent_retries_of_one_post_store_it_once(any_app: Flask, concurrently: Any) -> None:
-    gid, auth = _new_game(any_app, "retry-one")
+def test_concurrent_retries_of_one_post_store_it_once(
+    any_app: Flask, concurrently: Any, dealt_game: Any
+) -> None:
+    gid, auth = dealt_game(any_app, "retry-one")
     post = _post("same-1", "软件3", "你个ＳＢ，别乱跳")
 
     def send(_: int) -> tuple[int, Any]:
@@ -63,9 +56,9 @@ def test_concurrent_retries_of_one_post_store_it_once(any_app: Flask, concurrent
 
 
 def test_concurrent_batches_sharing_ids_in_any_order_store_each_once(
-    any_app: Flask, concurrently: Any
+    any_app: Flask, concurrently: Any, dealt_game: Any
 ) -> None:
-    gid, auth = _new_game(any_app, "retry-batch")
+    gid, auth = dealt_game(any_app, "retry-batch")
     posts = [
         _post(f"b-{i}", PLAYERS[i % 12], f"第{i}帖：你个ＳＢ" if i % 3 == 0 else f"第{i}帖，过")
         for i in range(24)
@@ -90,8 +83,10 @@ def test_concurrent_batches_sharing_ids_in_any_order_store_each_once(
     assert len(queue["suggestions"]) == 8  # one per offending post, never doubled
 
 
-def test_a_clean_discussion_post_is_one_insert_and_no_exclusive_lock(any_app: Flask) -> None:
-    gid, auth = _new_game(any_app, "statements")
+def test_a_clean_discussion_post_is_one_insert_and_no_exclusive_lock(
+    any_app: Flask, dealt_game: Any
+) -> None:
+    gid, auth = dealt_game(any_app, "statements")
     client = any_app.test_client()
     client.post(f"/api/games/{gid}/posts", json=_post("warm", "软件1", "过"), headers=auth)
     database = any_app.extensions["bansha_db"]
@@ -123,12 +118,12 @@ def test_a_clean_discussion_post_is_one_insert_and_no_exclusive_lock(any_app: Fl
 
 @pytest.mark.postgres
 def test_postgres_posts_wait_for_a_writer_but_not_for_each_other(
-    pg_app: tuple[Flask, Any],
+    pg_app: tuple[Flask, Any], dealt_game: Any
 ) -> None:
     import psycopg
 
     app, schema = pg_app
-    gid, auth = _new_game(app, "share")
+    gid, auth = dealt_game(app, "share")
     done: list[int] = []
 
     def send(forum_id: str) -> threading.Thread:
@@ -159,8 +154,8 @@ def test_postgres_posts_wait_for_a_writer_but_not_for_each_other(
         assert done == [200, 200]
 
 
-def test_zombie_posts_still_found_under_the_share_lock(any_app: Flask) -> None:
-    gid, auth = _new_game(any_app, "zombie")
+def test_zombie_posts_still_found_under_the_share_lock(any_app: Flask, dealt_game: Any) -> None:
+    gid, auth = dealt_game(any_app, "zombie")
     client = any_app.test_client()
     red = client.post(
         f"/api/games/{gid}/cards",
