@@ -2,7 +2,13 @@
 
 An action is a request; :meth:`game_rules.game.Game.apply` validates it and, if legal, appends the
 events it causes. Actions are frozen value objects, so ``legal_actions`` can list them and tests can
-compare them.
+compare them. Every field is type-checked as the action is made, so an ill-typed action never
+exists (:class:`~game_rules.errors.IllegalActionError`, rule ``bad_action``):
+
+>>> UseSkill("甲", "divine", 3)
+Traceback (most recent call last):
+...
+game_rules.errors.IllegalActionError: [bad_action] UseSkill.target: 3 is not str | None
 
 >>> UseSkill("占卜", "divine", "饺子")
 UseSkill(actor='占卜', skill='divine', target='饺子', reason=None, choice=None)
@@ -10,19 +16,41 @@ UseSkill(actor='占卜', skill='divine', target='饺子', reason=None, choice=No
 
 from __future__ import annotations
 
-import operator
-import types
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from game_rules.errors import IllegalActionError
-from game_rules.frozen import quick_frozen
+from game_rules.frozen import field_types, quick_frozen
+
+T = TypeVar("T")
 
 
-@quick_frozen
+def _refuse_field(cls: type, name: str, value: Any) -> None:
+    """Refuse a field value of a type its annotation does not admit (subclasses pass, but a
+    bool is not taken for an int). Called by the generated constructors, only for values whose
+    exact type the annotation does not name, so a well-typed action costs one set lookup a field.
+    """
+    allowed = _FIELD_TYPES[cls][name]
+    if isinstance(value, allowed) and (bool in allowed or not isinstance(value, bool)):
+        return
+    wanted = " | ".join("None" if t is type(None) else t.__name__ for t in allowed)
+    raise IllegalActionError("bad_action", f"{cls.__name__}.{name}: {value!r} is not {wanted}")
+
+
+#: action class -> field -> the classes its annotation admits (filled as each class is made)
+_FIELD_TYPES: dict[type, dict[str, tuple[type, ...]]] = {}
+
+
+def _action(cls: type[T]) -> type[T]:
+    """Class decorator for actions: frozen, cheap to build, every field type-checked on the way
+    in (an action with a wrongly typed field cannot be made, so ``Game.apply`` need not look)."""
+    _FIELD_TYPES[cls] = field_types(cls)
+    return quick_frozen(cls, check=_refuse_field)
+
+
+@_action
 @dataclass(frozen=True, slots=True)
 class CastVote:
     """A day ballot already parsed: ``target`` None = 弃权. ``at`` orders ballots (最先获得)."""
@@ -39,7 +67,7 @@ class CastVote:
     conditional: bool = False
 
 
-@quick_frozen
+@_action
 @dataclass(frozen=True, slots=True)
 class ScheduleDay:
     """Set the current day's closing time (关门) and/or its 加速 state (None = unchanged)."""
@@ -48,7 +76,7 @@ class ScheduleDay:
     accelerated: bool | None = None
 
 
-@quick_frozen
+@_action
 @dataclass(frozen=True, slots=True)
 class CloseDay:
     """The day's vote closes (关门): tally, then the day's vote result and its consequences."""
@@ -56,7 +84,7 @@ class CloseDay:
     at: datetime | None = None
 
 
-@quick_frozen
+@_action
 @dataclass(frozen=True, slots=True)
 class UseSkill:
     """A skill or a required decision.
@@ -73,19 +101,19 @@ class UseSkill:
     choice: str | None = None
 
 
-@quick_frozen
+@_action
 @dataclass(frozen=True, slots=True)
 class EndNight:
     """Close the night: missing actions take their defaults, then the night is resolved."""
 
 
-@quick_frozen
+@_action
 @dataclass(frozen=True, slots=True)
 class DeadlinePassed:
     """The deadline of the open decisions (最后一枪, 殉职, 传位) passed: seed defaults apply."""
 
 
-@quick_frozen
+@_action
 @dataclass(frozen=True, slots=True)
 class LeaveLastWords:
     """Last words (遗言); ``text`` None abandons them."""
@@ -94,7 +122,7 @@ class LeaveLastWords:
     text: str | None
 
 
-@quick_frozen
+@_action
 @dataclass(frozen=True, slots=True)
 class Eject:
     """红牌罚下 by the director; ``faction_loses`` also declares the character's faction lost."""
@@ -104,7 +132,7 @@ class Eject:
     faction_loses: bool = False
 
 
-@quick_frozen
+@_action
 @dataclass(frozen=True, slots=True)
 class Substitute:
     """替补: ``player`` takes over ``character`` (once per character)."""
@@ -113,7 +141,7 @@ class Substitute:
     player: str
 
 
-@quick_frozen
+@_action
 @dataclass(frozen=True, slots=True)
 class DeclareFactionLost:
     """The director judges a faction lost (判负), e.g. together with a red card."""
@@ -205,57 +233,3 @@ def action_from_dict(data: Mapping[str, Any]) -> Action:
     except TypeError as exc:
         raise IllegalActionError("bad_action", f"{data.get('type')}: {exc}") from exc
     return action
-
-
-def _allowed_types(hint: Any) -> tuple[type, ...]:
-    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        return tuple(t for arg in typing.get_args(hint) for t in _allowed_types(arg))
-    if hint is None or hint is type(None):
-        return (type(None),)
-    return (hint,)
-
-
-_FIELD_TYPES: dict[type, tuple[tuple[str, tuple[type, ...]], ...]] = {
-    cls: tuple((name, _allowed_types(hint)) for name, hint in typing.get_type_hints(cls).items())
-    for cls in ACTION_TYPES.values()
-}
-# Exact types each action class accepts field by field: when every field's value has one of these
-# types the action needs no further look (an action is checked on every apply, so the common case
-# is one C-level pass: an attrgetter for the values, then a membership test per field).
-_EXACT_TYPES: dict[type, tuple[operator.attrgetter[Any], tuple[frozenset[type], ...]]] = {
-    cls: (
-        operator.attrgetter(*(name for name, _ in checks)),
-        tuple(frozenset(allowed) for _, allowed in checks),
-    )
-    for cls, checks in _FIELD_TYPES.items()
-    if len(checks) > 1  # attrgetter of one name returns the value, not a tuple
-}
-_IN = frozenset.__contains__
-
-
-def check_action(action: object) -> None:
-    """Raise :class:`IllegalActionError` (rule ``bad_action``) if a field has the wrong type.
-
-    Actions of classes this module does not define (a ruleset's own) are left to the ruleset.
-
-    >>> check_action(UseSkill("甲", "divine", 3))
-    Traceback (most recent call last):
-    ...
-    game_rules.errors.IllegalActionError: [bad_action] UseSkill.target: 3 is not str | None
-    """
-    kind = type(action)
-    exact = _EXACT_TYPES.get(kind)
-    if exact is not None:
-        values, allowed_types = exact
-        if all(map(_IN, allowed_types, map(type, values(action)))):
-            return
-    checks = _FIELD_TYPES.get(kind)
-    if checks is None:
-        return
-    for name, allowed in checks:
-        value = getattr(action, name)
-        if not isinstance(value, allowed) or (bool not in allowed and isinstance(value, bool)):
-            wanted = " | ".join("None" if t is type(None) else t.__name__ for t in allowed)
-            raise IllegalActionError(
-                "bad_action", f"{type(action).__name__}.{name}: {value!r} is not {wanted}"
-            )

@@ -31,6 +31,10 @@ frozen
 from __future__ import annotations
 
 import dataclasses
+import sys
+import types
+import typing
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T", bound=type)
@@ -38,12 +42,57 @@ T = TypeVar("T", bound=type)
 _NO_VALUE = object()  # marks a field whose default comes from its default_factory
 
 
-def quick_frozen(cls: T) -> T:
+#: called with (class, field name, value) when a checked field gets a value whose exact type is
+#: not one its annotation names; it raises, or returns to accept the value (a subclass, say)
+FieldCheck = Callable[[type, str, Any], None]
+
+
+def allowed_types(hint: Any) -> tuple[type, ...]:
+    """The classes an annotation admits: ``str | None`` -> ``(str, NoneType)``.
+
+    >>> allowed_types(typing.Optional[int]), allowed_types(list[str])
+    ((<class 'int'>, <class 'NoneType'>), (<class 'list'>,))
+    """
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        return tuple(t for arg in typing.get_args(hint) for t in allowed_types(arg))
+    if hint is None or hint is type(None):
+        return (type(None),)
+    origin = typing.get_origin(hint)  # list[str] -> list: values are checked, not their items
+    return (origin if isinstance(origin, type) else hint,)
+
+
+def field_types(cls: type) -> dict[str, tuple[type, ...]]:
+    """Each dataclass field of ``cls`` and the classes its annotation admits."""
+    module = sys.modules.get(cls.__module__)
+    hints = typing.get_type_hints(cls, vars(module) if module else None)
+    return {f.name: allowed_types(hints[f.name]) for f in dataclasses.fields(cls)}
+
+
+@typing.overload
+def quick_frozen(cls: T, *, check: FieldCheck | None = None) -> T: ...
+
+
+@typing.overload
+def quick_frozen(cls: None = None, *, check: FieldCheck | None = None) -> Callable[[T], T]: ...
+
+
+def quick_frozen(cls: T | None = None, *, check: FieldCheck | None = None) -> Any:
     """Class decorator (put it above ``@dataclass(frozen=True, slots=True)``): cheap ``__new__``.
+
+    With ``check``, every value is type-checked as it is stored: a value whose exact type is one
+    its field's annotation names passes at the cost of one set lookup; any other goes to
+    ``check(cls, name, value)``, which raises to refuse it. So an ill-typed value object never
+    exists, and code that receives one need not look again.
 
     The decorated class may not be subclassed (a subclass would inherit a ``__new__`` built for
     the parent's fields).
     """
+    if cls is None:
+        return lambda c: _quick_frozen(c, check)
+    return _quick_frozen(cls, check)
+
+
+def _quick_frozen(cls: T, check: FieldCheck | None) -> T:
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen or "__slots__" not in cls.__dict__:
         raise TypeError(f"{cls.__name__}: quick_frozen needs @dataclass(frozen=True, slots=True)")
@@ -75,24 +124,30 @@ def quick_frozen(cls: T) -> T:
         "_NO_VALUE": _NO_VALUE,
     }
     params_src: list[str] = []
+    head: list[str] = []  # runs before the object exists: a refused value builds nothing
     body: list[str] = []
     for f in fields:
         if f.default is not dataclasses.MISSING:
             namespace[f"_default_{f.name}"] = f.default
             params_src.append(f"{f.name}=_default_{f.name}")
-            body.append(f"    self.{f.name} = {f.name}")
         elif f.default_factory is not dataclasses.MISSING:
             namespace[f"_factory_{f.name}"] = f.default_factory
             params_src.append(f"{f.name}=_NO_VALUE")
-            body.append(
-                f"    self.{f.name} = _factory_{f.name}() if {f.name} is _NO_VALUE else {f.name}"
-            )
+            head.append(f"    if {f.name} is _NO_VALUE: {f.name} = _factory_{f.name}()")
         else:
             params_src.append(f.name)
-            body.append(f"    self.{f.name} = {f.name}")
+        body.append(f"    self.{f.name} = {f.name}")
+    if check is not None:
+        namespace["_check"] = check
+        for name, allowed in field_types(cls).items():
+            namespace[f"_types_{name}"] = frozenset(allowed)
+            head.append(
+                f"    if type({name}) not in _types_{name}: _check(_owner, {name!r}, {name})"
+            )
     source = "\n".join(
         [
             f"def __new__(cls, {', '.join(params_src)}):" if params_src else "def __new__(cls):",
+            *head,
             "    self = _new(_builder)",
             *body,
             "    _set_class(self, _owner)",
@@ -118,4 +173,4 @@ def quick_frozen(cls: T) -> T:
     return cls
 
 
-__all__ = ["quick_frozen"]
+__all__ = ["FieldCheck", "allowed_types", "field_types", "quick_frozen"]

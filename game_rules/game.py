@@ -19,7 +19,6 @@ from game_rules.actions import (
     DeclareFactionLost,
     Eject,
     Substitute,
-    check_action,
 )
 from game_rules.errors import (
     DeadActorError,
@@ -145,7 +144,6 @@ class Game:
         """
         if self._state.ended:
             raise GameOverError(message="游戏已经结束")
-        check_action(action)
         mark = len(self._log)
         try:
             # exact types: action classes cannot be subclassed (game_rules.frozen)

@@ -36,6 +36,7 @@ CROWS = ("crow_big", "crow_small")
 # skills the whole pack shares: one choice a night, whichever wolf makes it
 PACK_SKILLS = frozenset({"kill", "extra_kill"})
 _SKILL_OF = operator.itemgetter(1)  # (actor, skill) -> skill
+_ONE_VOTE = Fraction(1)  # the big crow's hidden extra (Fractions are immutable: made once)
 # skill -> roles that hold it
 SKILL_ROLES: dict[str, tuple[str, ...]] = {
     "slander": CROWS,
@@ -98,7 +99,7 @@ class M72(WerewolfRuleset):
         """诽谤: the big crow's target gets one more vote today, never announced."""
         target = state.flags.get("slander")
         if state.phase == DAY and target and state.flags.get("slander_day") == state.day:
-            return {target: Fraction(1)}
+            return {target: _ONE_VOTE}
         return {}
 
     def day_announcements(self, game: Game, day: int) -> None:

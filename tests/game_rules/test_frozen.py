@@ -11,6 +11,7 @@ from datetime import datetime
 import pytest
 
 from game_rules.actions import CastVote, UseSkill, action_from_dict, action_to_dict
+from game_rules.errors import IllegalActionError
 from game_rules.events import Told, VoteCast, event_from_dict, event_to_dict
 from game_rules.frozen import quick_frozen
 from game_rules.votes import Ballot, BallotBox, load_vote_policy
@@ -117,3 +118,47 @@ def test_only_frozen_slotted_dataclasses_are_accepted() -> None:
 
             def __post_init__(self) -> None:  # would silently not run
                 raise AssertionError
+
+
+def test_actions_refuse_wrongly_typed_fields_as_they_are_made() -> None:
+    with pytest.raises(IllegalActionError, match=r"UseSkill.target: 3 is not str \| None"):
+        UseSkill("甲", "divine", 3)  # type: ignore[arg-type]
+    with pytest.raises(IllegalActionError, match=r"CastVote\.proxy"):
+        CastVote("甲", "乙", proxy=1)  # type: ignore[arg-type]  # an int is not a bool
+    with pytest.raises(IllegalActionError, match=r"CastVote\.at"):
+        CastVote("甲", "乙", at="2026-01-01")  # type: ignore[arg-type]
+    with pytest.raises(IllegalActionError, match=r"UseSkill\.target"):
+        dataclasses.replace(UseSkill("甲", "divine", "乙"), target=["乙"])
+
+
+def test_actions_take_subclasses_of_the_annotated_types() -> None:
+    class Name(str):
+        pass
+
+    class Moment(datetime):
+        pass
+
+    vote = CastVote(Name("甲"), None, at=Moment(2026, 1, 1, 12))
+    assert vote.voter == "甲" and vote.at == datetime(2026, 1, 1, 12)
+
+
+def test_check_hook_sees_only_values_of_unnamed_types_after_defaults() -> None:
+    seen: list[tuple[str, object]] = []
+
+    def note(cls: type, name: str, value: object) -> None:
+        seen.append((name, value))
+        if value == "bad":
+            raise ValueError(name)
+
+    @quick_frozen(check=note)
+    @dataclass(frozen=True, slots=True)
+    class Checked:
+        name: str
+        count: int | None = None
+        tags: list[str] = field(default_factory=list)
+
+    assert Checked("x").tags == [] and seen == []  # the factory ran before the check
+    Checked("x", True)  # a bool is not exactly an int: the hook decides
+    assert seen == [("count", True)]
+    with pytest.raises(ValueError, match="tags"):
+        Checked("x", 1, "bad")  # type: ignore[arg-type]
