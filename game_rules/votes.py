@@ -859,8 +859,9 @@ class Tally:
 
     def _order(self, units: Mapping[str, int]) -> list[str]:
         big = self.step_count + 1
-        first = self.first_vote
-        return sorted(units, key=lambda t: (-units[t], first.get(t, big), t))
+        at = self.first_vote.get
+        # decorated tuples sort in C: no Python key function per target
+        return [t for _, _, t in sorted([(-n, at(t, big), t) for t, n in units.items()])]
 
     def top(self) -> tuple[str, ...]:
         """The targets with the highest decisive count (empty if nobody has a vote).
@@ -1011,12 +1012,14 @@ def tally(
     given = _fractions(weights)
     added = _fractions(extra)
     if given or added:
+        scale = 1
         for who, w in (*given.items(), *added.items()):
             if w.numerator < 0:  # a Fraction's denominator is always positive
                 raise VoteError("bad_weight", f"{who}: vote weight must not be negative")
+            if scale % w.denominator:
+                scale = math.lcm(scale, w.denominator)
         # Counting is done in integer units of 1/scale (scale = lcm of every weight's denominator:
         # 2 for M08's 1.5-vote sheriff), so the loop adds ints; Fractions only when asked for.
-        scale = math.lcm(1, *(w.denominator for w in (*given.values(), *added.values())))
         units = {who: w.numerator * (scale // w.denominator) for who, w in given.items()}
     else:
         scale = 1
@@ -1026,15 +1029,21 @@ def tally(
     shown_units: dict[str, int] = {}
     abstainers: list[str] = []
     abstained = 0
-    final = box.current()
+    history = box.effective_history()
+    # each voter's counting ballot (the last of the effective history), in first-ballot order
+    final: dict[str, Ballot] = {}
+    for b in history:
+        final[b.voter] = b
+    unit = units.get
     for voter, b in final.items():
         if voter in excluded:
             continue
-        if b.target is None:
+        target = b.target
+        if target is None:
             abstainers.append(voter)
-            abstained += units.get(voter, scale)
+            abstained += unit(voter, scale)
         else:
-            shown_units[b.target] = shown_units.get(b.target, 0) + units.get(voter, scale)
+            shown_units[target] = shown_units.get(target, 0) + unit(voter, scale)
     count_units = dict(shown_units)
     extras: dict[str, Fraction] = {}
     for target, add in added.items():
@@ -1045,7 +1054,6 @@ def tally(
             )
 
     # announcement order: when the target got the vote that still counts for it
-    history = box.effective_history()
     first_vote: dict[str, int] = {}
     counted = 0
     for i, b in enumerate(history):
@@ -1054,7 +1062,7 @@ def tally(
             continue
         counted += 1
         voted = b.target
-        if voted is not None and voted not in first_vote and final.get(voter) is b:
+        if voted is not None and voted not in first_vote and final[voter] is b:
             first_vote[voted] = i
     return Tally(
         MappingProxyType(count_units),
