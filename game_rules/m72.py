@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 PACK = ("wolf", "wolf_cub")
 CROWS = ("crow_big", "crow_small")
+_CROW_ROLES = frozenset(CROWS)
 # skills the whole pack shares: one choice a night, whichever wolf makes it
 PACK_SKILLS = frozenset({"kill", "extra_kill"})
 _SKILL_OF = operator.itemgetter(1)  # (actor, skill) -> skill
@@ -64,11 +65,13 @@ def _options(actor: str, skill: str, targets: tuple[str, ...] | list[str]) -> li
         if len(_OPTIONS) >= 4096:
             _OPTIONS.clear()
         table = _OPTIONS[(actor, skill)] = {}
-    if not table.keys() >= set(targets):
+    try:
+        return list(map(table.__getitem__, targets))
+    except KeyError:  # a target not listed before: made once, then the lookup always succeeds
         for t in targets:
             if t not in table:
                 table[t] = UseSkill(actor, skill, t)
-    return list(map(table.__getitem__, targets))
+        return list(map(table.__getitem__, targets))
 
 
 @register_engine
@@ -111,7 +114,7 @@ class M72(WerewolfRuleset):
             game.emit(Announced(day, DAY, text, "out", tuple(gone)))
         self.publish_night_news(game, day)
         self.publish_last_words(game, day)
-        if state.with_role(*CROWS):
+        if not _CROW_ROLES.isdisjoint(map(state.roles.__getitem__, state.alive)):
             game.emit(Announced(day, DAY, "「乌鸦飞过」", "crow"))
 
     # -- eliminations ---------------------------------------------------------------------------

@@ -661,14 +661,16 @@ class WerewolfRuleset(Ruleset):
     def publish_last_words(self, game: Game, day: int) -> None:
         """Announce last words given since the previous day started and not yet published."""
         state = game.state
+        given = state.last_words_given
+        waiting = [c for c in state.last_words_granted if given.get(c) is not None]
+        if not waiting:  # most days: no words at all, so no need to look through the 公示
+            return
         published = {
             a.characters[0] for a in state.announcements if a.kind == "words" and a.characters
         }
-        for c in state.last_words_granted:
-            text = state.last_words_given.get(c)
-            if text is None or c in published:
-                continue
-            game.emit(Announced(day, DAY, f"{c}的遗言：{text}", "words", (c,)))
+        for c in waiting:
+            if c not in published:
+                game.emit(Announced(day, DAY, f"{c}的遗言：{given[c]}", "words", (c,)))
 
     # =========================================================================================
     # red cards
