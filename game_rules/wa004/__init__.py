@@ -12,7 +12,9 @@ Importing this package registers the engine; play it through the core API::
     ('day', 1)
 
 Skill keys for ``UseSkill``: ``true_love`` (start), ``breakup``, ``elope``, ``ntr`` (变节者),
-``retain``, ``defend`` (守护者), ``barbecue`` (单身贵族). :mod:`game_rules.wa004.views` adds the
+``retain``, ``defend`` (守护者), ``barbecue`` (单身贵族); with ``rules.ntr_consent: asked`` a
+牛头人 target answers the decision ``ntr_consent`` (``choice`` yes/no, R8), and the director's
+``DeadlinePassed`` counts a missing answer as 不同意. :mod:`game_rules.wa004.views` adds the
 love-game views (lover, true love, marks, the 单身贵族 group). Rulings: docs/rulings/wa004.md.
 """
 

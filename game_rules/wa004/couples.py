@@ -5,8 +5,10 @@ Per character (``state.status[c]``): ``lover`` (None = 单身状态), ``true_lov
 (nights 挽留 was used) and ``shield_until`` (捍卫: safe until that night begins; 0 = none).
 Game-wide (``state.flags``): ``wa004.revealed``, ``wa004.first_noble``, ``wa004.second_noble``
 (a second 单身贵族 has appeared), ``wa004.disturbed`` (tonight a couple ended or a coupled character
-went out), ``wa004.retaining`` (挽留 users tonight) and ``wa004.quiet_night`` (the number of
-the night just judged quiet, else 0). A character's couple ends on elimination through an explicit
+went out), ``wa004.retaining`` (挽留 users tonight), ``wa004.quiet_night`` (the number of
+the night just judged quiet, else 0) and ``wa004.ntr_pause`` (``rules.ntr_consent: asked``: the
+night's resolution waits for a 牛头人 target's answer; set by a ``FlagSet``, the answer added by
+the target's ``DecisionClosed``). A character's couple ends on elimination through an explicit
 ``CoupleDissolved`` (skill ``out``) emitted by the engine.
 
 Only :func:`fold_wa004` writes these keys; everything else here only reads.
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from game_rules.events import (
+    DecisionClosed,
     Event,
     GameStarted,
     PhaseStarted,
@@ -25,7 +28,7 @@ from game_rules.events import (
 )
 from game_rules.state import NIGHT, GameState
 from game_rules.wa004 import events as ev
-from game_rules.wa004.roles import NOBLE
+from game_rules.wa004.roles import NOBLE, NTR_CONSENT
 
 REVEALED = "wa004.revealed"
 FIRST_NOBLE = "wa004.first_noble"
@@ -33,6 +36,7 @@ SECOND_NOBLE = "wa004.second_noble"
 DISTURBED = "wa004.disturbed"
 RETAINING = "wa004.retaining"
 QUIET_NIGHT = "wa004.quiet_night"
+NTR_PAUSE = "wa004.ntr_pause"
 
 
 # -- questions ------------------------------------------------------------------------------------
@@ -205,6 +209,14 @@ def _role_changed(state: GameState, event: RoleChanged) -> None:
         del state.night_actions[key]
 
 
+def _decision_closed(state: GameState, event: DecisionClosed) -> None:
+    # the 牛头人 target's answer (or its deadline default, or a void question) goes with the
+    # paused resolution, which the engine resumes from the state alone
+    pause = state.flags.get(NTR_PAUSE)
+    if event.decision == NTR_CONSENT and pause and pause.get("target") == event.actor:
+        state.flags[NTR_PAUSE] = {**pause, "answer": event.result, "how": event.how}
+
+
 def _phase(state: GameState, event: PhaseStarted) -> None:
     state.flags[QUIET_NIGHT] = 0
     if event.phase == NIGHT:
@@ -231,6 +243,7 @@ _FOLDS: dict[type[Event], Callable[[GameState, Any], None]] = {
     ev.NightJudged: _judged,
     RoleChanged: _role_changed,
     PhaseStarted: _phase,
+    DecisionClosed: _decision_closed,
 }
 
 

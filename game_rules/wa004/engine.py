@@ -9,7 +9,9 @@ Flow (seed 000 总体流程):
 4. night: marks for the single, then orders (1) 变节者 分手/私奔/牛头人, (2) 守护者 挽留/捍卫,
    (3) 单身贵族 烧烤; ``EndNight`` walks ``night_order`` (YAML): the uses are spent, the guards
    raised, a missing 烧烤 drawn, then (4) couples and (5) the kill are resolved, then the
-   守护者 "quiet night" is judged; 5./6. next day, and so on.
+   守护者 "quiet night" is judged; 5./6. next day, and so on. Under ``rules.ntr_consent: asked``
+   step (4) stops at each 牛头人 target to ask (a ``ntr_consent`` decision) and ``continue_night``
+   finishes the night once it is answered, defaulted (``DeadlinePassed``: 不同意) or void (R8).
 
 Win/lose is judged after every elimination, at the end of each resolution step and at the end of
 each night: losses first, then "only one faction left", then the three win conditions; a win stops
@@ -42,6 +44,7 @@ from game_rules.errors import (
 from game_rules.events import (
     ActionTaken,
     Announced,
+    DecisionClosed,
     Event,
     FactionLost,
     FlagSet,
@@ -56,6 +59,7 @@ from game_rules.wa004 import events as ev
 from game_rules.wa004.couples import (
     DISTURBED,
     FOLDED_EVENTS,
+    NTR_PAUSE,
     QUIET_NIGHT,
     RETAINING,
     REVEALED,
@@ -72,6 +76,8 @@ from game_rules.wa004.couples import (
     true_love_of,
 )
 from game_rules.wa004.errors import (
+    ConsentChoiceError,
+    ConsentNotAskedError,
     ElopeWithLoverError,
     NobleTargetError,
     NotInCoupleError,
@@ -95,6 +101,7 @@ from game_rules.wa004.roles import (
     NOBLE,
     NOBLES,
     NTR,
+    NTR_CONSENT,
     RETAIN,
     SKILL_KEYS,
     SKILL_LABELS,
@@ -115,6 +122,16 @@ WIN = "win"
 LOSE = "lose"
 #: bound on the engine's cache of option lists (the engine is shared by every game)
 OPTION_CACHE_SIZE = 4096
+#: answers to a 牛头人 question (R8): the decision's result, and the words accepted for it
+YES = "yes"
+NO = "no"
+CONSENT_WORDS = {"yes": YES, "同意": YES, "no": NO, "不同意": NO}
+#: why an asked 牛头人 had no effect, by the ``how`` of the target's ``DecisionClosed`` (director)
+CONSENT_FAILURES = {
+    "chosen": "对方不同意",
+    "deadline": "对方未按时答复，视为不同意",
+    "void": "答复前使用者或对方已出局，或对方已成为单身贵族",
+}
 
 
 def _ready_error(fault: str, skill: str) -> IllegalActionError:
@@ -136,6 +153,8 @@ class Wa004Ruleset(WerewolfRuleset):
     """Engine ``wa004`` (seed 000). See the module docstring for the flow."""
 
     engine: ClassVar[str] = "wa004"
+    # a 牛头人 target's answer (R8) is the only decision wa004 adds to the shared ones
+    decision_order: ClassVar[tuple[str, ...]] = (*WerewolfRuleset.decision_order, NTR_CONSENT)
     own_events: ClassVar[tuple[type[Event], ...]] = ev.WA004_EVENTS
     # Game.emit calls fold only for these: most events (Told, Announced...) need none
     folded_events: ClassVar[frozenset[type[Event]] | None] = (
@@ -147,6 +166,7 @@ class Wa004Ruleset(WerewolfRuleset):
     def __init__(self, params: RulesetParams) -> None:
         super().__init__(params)
         self.rules = Wa004Rules.from_params(params)
+        self.asks_consent = self.rules.ntr_consent == "asked"
         self.faction_keys: tuple[str, ...] = tuple(params.factions)
         # (actor, skill, living, barred) -> the options: immutable values, shared by all games
         self._options: dict[tuple[Any, ...], tuple[UseSkill, ...]] = {}
@@ -221,6 +241,14 @@ class Wa004Ruleset(WerewolfRuleset):
             return
         if is_true_love:
             raise TrueLoveChosenError(message="爱情追寻只在游戏开始时选择")
+        if (
+            self.asks_consent
+            and isinstance(action, UseSkill)
+            and action.skill == NTR_CONSENT
+            and (action.actor, NTR_CONSENT) not in state.decisions
+        ):
+            game.require_character(action.actor)
+            raise ConsentNotAskedError(message=f"{action.actor}没有待答复的牛头人（NTR）")
         super().handle(game, action)
 
     def _check_true_love(self, state: GameState, actor: str, target: str | None) -> str:
@@ -424,7 +452,9 @@ class Wa004Ruleset(WerewolfRuleset):
                 why = f"<{guard.label}>使其免于出局（{cause}）"
                 game.emit(ev.EffectBlocked(character, guard.value, character, why))
                 return False
-        return super().eliminate(game, character, cause, by)
+        out = super().eliminate(game, character, cause, by)
+        self._void_question(game)
+        return out
 
     def on_eliminated(self, game: Game, character: str, cause: str) -> None:
         """The couple ends with the eliminated; 殉情 or a mark for the survivor."""
@@ -539,14 +569,45 @@ class Wa004Ruleset(WerewolfRuleset):
 
     def resolve_night(self, game: Game) -> None:
         """Walk ``night_order`` (the seed's (1)-(5), as data), then the 守护者 judgement."""
+        self._run_steps(game, self.params.night_order)
+
+    def _run_steps(self, game: Game, steps: tuple[str, ...]) -> None:
+        """Walk ``steps`` of ``night_order`` and judge the night, unless a 牛头人 question
+        (``ntr_consent: asked``) pauses it: :meth:`continue_night` then picks up."""
         state = game.state
-        for step in self.params.night_order:
+        for step in steps:
             orders = [o for o in state.night_actions.values() if o.actor in state.alive]
             NIGHT_STEPS[step](self, game, orders)
+            if state.flags.get(NTR_PAUSE):
+                return
             if step.startswith("resolve_"):
                 self.judge(game)  # a declared win stops the rest
         game.emit(ev.NightJudged(state.day, not state.flags.get(DISTURBED, False)))
         self.judge(game)
+
+    def continue_night(self, game: Game) -> None:
+        """After a 牛头人 target's answer (R8): apply it, go on with the other 牛头人 of step (4),
+        judge the step, then walk the rest of ``night_order`` (called by ``advance`` once no
+        decision is open; nothing to do when the night was not paused)."""
+        state = game.state
+        pause = state.flags.get(NTR_PAUSE)
+        if not pause:
+            return
+        game.emit(FlagSet(NTR_PAUSE, None))
+        x, t = pause["user"], pause["target"]
+        taken, leavers = set(pause["taken"]), set(pause["leavers"])
+        if pause.get("answer") == YES:
+            self._ntr_takes(game, x, t, taken, leavers)
+        else:
+            # 不同意 (said, or no answer by the deadline) or a void question: nothing changes;
+            # the user is told nothing, as for a 挽留-blocked 牛头人 or one on the 单身贵族
+            game.emit(ev.EffectBlocked(x, NTR, t, CONSENT_FAILURES[pause.get("how", "void")]))
+        self._resolve_ntrs(game, [(a, b) for a, b in pause["rest"]], taken, leavers)
+        if state.flags.get(NTR_PAUSE):
+            return  # the next target is asked
+        self.judge(game)  # the end of step (4)
+        order = self.params.night_order
+        self._run_steps(game, order[order.index("resolve_couples") + 1 :])
 
     def spend_love_skills(self, game: Game, orders: list[ActionTaken]) -> None:
         """(1) 变节者: the orders stand; each counted skill's use is spent now."""
@@ -639,30 +700,126 @@ class Wa004Ruleset(WerewolfRuleset):
                         self.dissolve(game, x, y, ELOPE, x, leavers)
                 self.form(game, a, b, ELOPE)
                 taken.update((a, b))
-        for o in orders:
-            if o.skill != NTR or o.target is None:
-                continue
-            x, t = o.actor, o.target
-            if not betrayer(x) or lover_of(state, x) is not None or t not in state.alive:
+        ntrs = [(o.actor, o.target) for o in orders if o.skill == NTR and o.target is not None]
+        self._resolve_ntrs(game, ntrs, taken, leavers)
+
+    def _resolve_ntrs(
+        self, game: Game, ntrs: list[tuple[str, str]], taken: set[str], leavers: set[str]
+    ) -> None:
+        """The 牛头人 part of step (4), (user, target) in submission order (R8, R23).
+
+        Under ``ntr_consent: asked`` it stops at the first target that would be taken and asks
+        it; :meth:`continue_night` applies the answer and calls this again with the rest.
+        """
+        state = game.state
+        retaining = set(state.flags.get(RETAINING, ()))
+        alive, roles = state.alive, state.roles
+        for i, (x, t) in enumerate(ntrs):
+            single_betrayer = x in alive and roles[x] == BETRAYER and lover_of(state, x) is None
+            if not single_betrayer or t not in alive:
                 # a user taken by an earlier 牛头人 tonight is no longer single
-                blocked(o, "使用者不再是单身的变节者，或目标已出局")
+                game.emit(ev.EffectBlocked(x, NTR, t, "使用者不再是单身的变节者，或目标已出局"))
                 continue
             if is_noble(state, t):
-                # 若对方不是单身贵族 ……: no notice, no effect; the user sees nothing (R8)
-                blocked(o, "对方是单身贵族")
+                # 若对方不是单身贵族 ……: no notice, no question, no effect; the user sees nothing
+                game.emit(ev.EffectBlocked(x, NTR, t, "对方是单身贵族"))
                 continue
             game.emit(Told((t,), state.day, f"{x}对你使用了牛头人（NTR）", "ntr"))
             old = lover_of(state, t)
             if t in taken:
-                blocked(o, "对方今晚已成为他人的新情侣")
+                game.emit(ev.EffectBlocked(x, NTR, t, "对方今晚已成为他人的新情侣"))
                 continue
             if old is not None and {t, old} & retaining:
-                blocked(o, "<挽留>使情侣状态不会被解除")
+                game.emit(ev.EffectBlocked(x, NTR, t, "<挽留>使情侣状态不会被解除"))
                 continue
-            if old is not None:
-                self.dissolve(game, t, old, NTR, x, leavers)
-            self.form(game, x, t, NTR)
-            taken.update((x, t))
+            if self.asks_consent:
+                self._ask_consent(game, x, t, ntrs[i + 1 :], taken, leavers)
+                return
+            self._ntr_takes(game, x, t, taken, leavers)
+
+    def _ntr_takes(self, game: Game, x: str, t: str, taken: set[str], leavers: set[str]) -> None:
+        """则对方失去原有的情侣关系或单身状态。双方成为新的情侣."""
+        old = lover_of(game.state, t)
+        if old is not None:
+            self.dissolve(game, t, old, NTR, x, leavers)
+        self.form(game, x, t, NTR)
+        taken.update((x, t))
+
+    # =========================================================================================
+    # the 牛头人 question (rules.ntr_consent: asked, R8)
+    def _ask_consent(
+        self,
+        game: Game,
+        x: str,
+        t: str,
+        rest: list[tuple[str, str]],
+        taken: set[str],
+        leavers: set[str],
+    ) -> None:
+        """并且对方同意和你成为情侣: pause the night (what is left of step (4) kept in a flag,
+        JSON-shaped so that a rebuilt state is equal) and ask ``t``."""
+        pause = {
+            "user": x,
+            "target": t,
+            "rest": [[a, b] for a, b in rest],
+            "taken": sorted(taken),
+            "leavers": sorted(leavers),
+        }
+        game.emit(FlagSet(NTR_PAUSE, pause))
+        minutes = self.params.deadlines.get(NTR_CONSENT)
+        limit = f"（{minutes}分钟内未答复视为不同意）" if minutes else ""
+        self.open_decision(
+            game,
+            t,
+            NTR_CONSENT,
+            f"牛头人（NTR）：是否同意和{x}成为情侣？"
+            f"同意则你失去原有的情侣关系或单身状态，双方成为新的情侣{limit}",
+        )
+
+    def decision_handlers(self) -> dict[str, Any]:
+        """The shared ones, and the 牛头人 answer when the ruleset asks it."""
+        handlers = super().decision_handlers()
+        if self.asks_consent:
+            handlers[NTR_CONSENT] = (self.take_consent, self.default_consent, self.consent_options)
+        return handlers
+
+    @staticmethod
+    def consent_options(state: GameState, actor: str) -> list[Action]:
+        """同意 or 不同意."""
+        return [UseSkill(actor, NTR_CONSENT, choice=YES), UseSkill(actor, NTR_CONSENT, choice=NO)]
+
+    def take_consent(self, game: Game, action: UseSkill) -> None:
+        """The target answers (``choice`` yes/同意 or no/不同意, no target)."""
+        answer = CONSENT_WORDS.get((action.choice or "").strip().lower())
+        if answer is None or action.target is not None:
+            raise ConsentChoiceError(message="请回答同意（yes）或不同意（no），不选择目标")
+        game.emit(DecisionClosed(action.actor, NTR_CONSENT, answer, "chosen"))
+
+    def default_consent(self, game: Game, actor: str) -> None:
+        """No answer by the deadline: 不同意 (同意 is a condition of the effect; R8)."""
+        state = game.state
+        user = state.flags[NTR_PAUSE]["user"]
+        game.emit(DecisionClosed(actor, NTR_CONSENT, NO, "deadline"))
+        text = f"你未按时答复，视为不同意和{user}成为情侣"
+        game.emit(Told((actor,), state.day, text, NTR_CONSENT))
+
+    def _void_question(self, game: Game) -> None:
+        """A question whose user or target went out (a red card while it is open), or whose
+        target became a 单身贵族 meanwhile (its lover's red card gave the last mark), is void:
+        closed at once, and the night goes on when the card's resolution ends (R8)."""
+        state = game.state
+        pause = state.flags.get(NTR_PAUSE)
+        if not pause:
+            return
+        x, t = pause["user"], pause["target"]
+        if (t, NTR_CONSENT) not in state.decisions:
+            return
+        if x in state.alive and t in state.alive and not is_noble(state, t):
+            return
+        game.emit(DecisionClosed(t, NTR_CONSENT, None, "void"))
+        if t in state.alive:
+            text = f"{x}对你使用的牛头人（NTR）已失效，无需答复"
+            game.emit(Told((t,), state.day, text, NTR_CONSENT))
 
     def dissolve(self, game: Game, a: str, b: str, skill: str, by: str, leavers: set[str]) -> None:
         """End the couple a–b; whoever did not leave by its own ``skill`` gets a mark."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from game_rules.errors import (
     IllegalActionError,
     InvalidTargetError,
+    PendingDecisionError,
     SkillUsedUpError,
 )
 
@@ -52,3 +53,16 @@ class NobleTargetError(InvalidTargetError):
     """烧烤 does not name a member of the 单身贵族 group."""
 
     default_rule = "barbecue_noble"
+
+
+class ConsentNotAskedError(PendingDecisionError):
+    """An answer to 牛头人 from a character with no open question (never asked, asked of someone
+    else, or already answered; ``rules.ntr_consent: asked``, R8)."""
+
+    default_rule = "ntr_consent_not_asked"
+
+
+class ConsentChoiceError(IllegalActionError):
+    """The answer to 牛头人 is 同意 (yes) or 不同意 (no), naming nobody."""
+
+    default_rule = "ntr_consent_choice"

@@ -99,6 +99,8 @@ NTR: str = Skill.NTR.value
 RETAIN: str = Skill.RETAIN.value
 DEFEND: str = Skill.DEFEND.value
 BARBECUE: str = Skill.BARBECUE.value
+#: the decision a 牛头人 target takes under ``rules.ntr_consent: asked`` (R8): 同意 or not
+NTR_CONSENT = "ntr_consent"
 #: any string equal to a skill key -> that key as a plain ``str`` (None: no such skill)
 SKILL_KEYS: dict[str, str] = {s.value: s.value for s in Skill}
 SKILL_LABELS: dict[str, str] = {s.value: label for s, label in _LABELS.items()}

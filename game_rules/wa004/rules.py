@@ -2,8 +2,8 @@
 
 >>> from game_rules.params import load_params
 >>> r = Wa004Rules.from_params(load_params("wa004"))
->>> r.marks_to_convert, r.retain_window, r.guardian_win_from_night
-(3, 'pairs', 2)
+>>> r.marks_to_convert, r.retain_window, r.guardian_win_from_night, r.ntr_consent
+(3, 'pairs', 2, 'automatic')
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from game_rules.params import RulesetParams
 
 RETAIN_WINDOWS = ("pairs", "cooldown")
 NOBILITY_ENDS = ("second_appeared", "second_alive")
+#: R8 牛头人 "并且对方同意和你成为情侣": part of the effect, or a question put to the target
+NTR_CONSENTS = ("automatic", "asked")
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Wa004Rules:
     nobility_ends: str = "second_appeared"
     martyrdom_on_red_card: bool = True
     empty_faction_loses: bool = False
+    ntr_consent: str = "automatic"
 
     def __post_init__(self) -> None:
         if self.marks_to_convert < 1:
@@ -38,9 +41,12 @@ class Wa004Rules:
         for key, value, allowed in (
             ("retain_window", self.retain_window, RETAIN_WINDOWS),
             ("nobility_ends", self.nobility_ends, NOBILITY_ENDS),
+            ("ntr_consent", self.ntr_consent, NTR_CONSENTS),
         ):
             if value not in allowed:
-                raise ParameterError("bad_parameters", f"rules.{key} must be one of {allowed}")
+                raise ParameterError(
+                    "bad_parameters", f"rules.{key} must be one of {allowed}, got {value!r}"
+                )
 
     @classmethod
     def from_params(cls, params: RulesetParams) -> Wa004Rules:
