@@ -1,7 +1,8 @@
 """Ruleset parameters: data in ``game_rules/rulesets/<id>.yaml``, not code.
 
 A parameters file names the engine that plays it (``engine: m08``), so a variant such as M08 with
-12 players is just another YAML file (or a dict of overrides passed to ``new_game``).
+12 players is just another YAML file (or a dict of overrides passed to ``new_game``). A variant
+file may say ``extends: <id>`` and hold only what differs from that file (``m08_12.yaml``).
 
 >>> p = load_params("m72")
 >>> p.player_count, p.sheriff_weight, p.max_vote_changes, p.red_card_timing
@@ -84,15 +85,41 @@ def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
 
 @lru_cache(maxsize=64)
 def _read_yaml(ruleset_id: str) -> dict[str, Any]:
-    name = f"{ruleset_id}.yaml"
+    """The ruleset file as a mapping, its ``extends`` chain resolved (callers must not mutate)."""
+    return _resolve(ruleset_id, ())
+
+
+def _ruleset_text(name: str) -> str:
     try:
-        text = resources.files("game_rules.rulesets").joinpath(name).read_text(encoding="utf-8")
+        return resources.files("game_rules.rulesets").joinpath(name).read_text(encoding="utf-8")
     except (FileNotFoundError, OSError) as exc:
         raise UnknownRulesetError(message=f"no ruleset file rulesets/{name}") from exc
-    data = yaml.safe_load(text)
+
+
+def _resolve(ruleset_id: str, seen: tuple[str, ...]) -> dict[str, Any]:
+    # A variant file names its base with ``extends: <id>`` and holds only what differs: it is
+    # deep-merged over the base (mappings merge key by key; lists and values replace).
+    name = f"{ruleset_id}.yaml"
+    data = yaml.safe_load(_ruleset_text(name))
     if not isinstance(data, dict):
         raise ParameterError(message=f"rulesets/{name} is not a mapping")
-    return data
+    base = data.pop("extends", None)
+    if base is None:
+        return data
+    if not isinstance(base, str) or not base:
+        raise ParameterError(message=f"rulesets/{name}: extends must name a ruleset file")
+    chain = (*seen, ruleset_id)
+    if base in chain:
+        raise ParameterError(message=f"rulesets/{name}: extends loops ({' -> '.join(chain)})")
+    try:
+        parent = _resolve(base, chain)
+    except UnknownRulesetError as exc:
+        raise UnknownRulesetError(
+            message=f"rulesets/{name} extends {base!r}, which has no ruleset file"
+        ) from exc
+    merged = _merge(parent, data)
+    merged["id"] = data.get("id", ruleset_id)
+    return merged
 
 
 def available_ruleset_files() -> list[str]:
