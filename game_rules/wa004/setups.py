@@ -14,6 +14,7 @@ around them to get the requested kinds of couples.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from game_rules.actions import CastVote, CloseDay, EndNight, UseSkill
 from game_rules.game import Game, new_game
@@ -78,3 +79,50 @@ def play_day(game: Game, votes: Mapping[str, str | None] | None = None) -> None:
     for voter, target in (votes or {}).items():
         game.apply(CastVote(voter, target))
     game.apply(CloseDay())
+
+
+#: the arrangement the skill tests play: couples c0..c5, c2 two 变节者 and c4 two 守护者
+STANDARD_KINDS: tuple[tuple[str, str], ...] = (
+    ("betrayer", "guardian"),
+    ("betrayer", "guardian"),
+    ("betrayer", "betrayer"),
+    ("betrayer", "guardian"),
+    ("guardian", "guardian"),
+    ("betrayer", "guardian"),
+)
+
+
+@dataclass(frozen=True)
+class Seats:
+    """Who is who in the standard arrangement (couples c0..c5 as in :data:`STANDARD_KINDS`)."""
+
+    b0: str
+    g0: str
+    b1: str
+    g1: str
+    b2a: str
+    b2b: str
+    b3: str
+    g3: str
+    g4a: str
+    g4b: str
+    b5: str
+    g5: str
+
+
+def standard_game(
+    seed: str = "t",
+    loves: Mapping[str, str] | None = None,
+    params: Mapping[str, object] | None = None,
+) -> tuple[Game, Seats]:
+    """Day 1 of the standard arrangement; every 变节者's true love is the 单身贵族 unless
+    ``loves`` says otherwise.
+
+    >>> g, s = standard_game()
+    >>> g.state.phase, g.state.role(s.b2b), g.state.role(s.g4a)
+    ('day', 'betrayer', 'guardian')
+    """
+    game, pairs = arranged_game(STANDARD_KINDS, seed=seed, params=params)
+    base = {b: NOBLE_SEAT for b in game.state.with_role(Role.BETRAYER)}
+    choose_true_loves(game, {**base, **(loves or {})})
+    return game, Seats(*(name for pair in pairs for name in pair))

@@ -54,7 +54,7 @@ GAMES = int(os.environ.get("BANSHA_GAMES", "40"))
 SEEDED_GAMES = int(os.environ.get("BANSHA_SEEDED_GAMES", "2000"))
 SEED_BASE = int(os.environ.get("BANSHA_SEED_BASE", "0"))
 CHUNK = 250
-RULESETS = ["m72", "m08", "m08_12", "wa004"]
+RULESETS = ["m72", "m08", "m08_12", "wa004", "wa004_consent"]  # the variants are data files
 # decisions are taken by characters already out (最后一枪, 殉职, 传位)
 DECISION_SKILLS = {"shoot", "succession", "leader_succession"}
 WOLF_CHOICES = {"kill", "propose", "extra_kill"}
@@ -212,7 +212,7 @@ def test_seeded_games(ruleset: str, start: int, stop: int) -> None:
         game = play_random_game(ruleset, seed, policy=policy)
         try:
             check_invariants(game)
-            if ruleset == "wa004":
+            if game.params.engine == "wa004":
                 check_wa004(game)
         except AssertionError as exc:
             raise AssertionError(f"{ruleset} seed {seed}, {policy}: {exc}") from exc

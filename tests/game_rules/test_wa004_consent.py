@@ -11,7 +11,6 @@ finishes resolving once it answers, its deadline passes (不同意) or the quest
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -41,51 +40,25 @@ from game_rules.wa004.couples import NTR_PAUSE, has_spent, lover_of, marks_of, n
 from game_rules.wa004.errors import ConsentChoiceError, ConsentNotAskedError
 from game_rules.wa004.roles import Skill
 from game_rules.wa004.setups import (
+    STANDARD_KINDS,
+    Seats,
     arranged_game,
-    choose_true_loves,
     order,
     play_day,
     play_night,
+    standard_game,
 )
 from game_rules.wa004.views import love_view
 
 NOBLE = "P13"
 ASKED = {"rules": {"ntr_consent": "asked"}}
-KINDS = [
-    ("betrayer", "guardian"),
-    ("betrayer", "guardian"),
-    ("betrayer", "betrayer"),
-    ("betrayer", "guardian"),
-    ("guardian", "guardian"),
-    ("betrayer", "guardian"),
-]
 NOTICE = "{x}对你使用了牛头人（NTR）"
-
-
-@dataclass(frozen=True)
-class Seats:
-    """Who is who (couples c0..c5 as in KINDS)."""
-
-    b0: str
-    g0: str
-    b1: str
-    g1: str
-    b2a: str
-    b2b: str
-    b3: str
-    g3: str
-    g4a: str
-    g4b: str
-    b5: str
-    g5: str
 
 
 def single_b0(params: Any = ASKED, seed: str = "t") -> tuple[Game, Seats]:
     """Day 2 of the standard arrangement: b0 broke up with g0 on night 1 (g4a was burnt, g4b
     followed it), so b0 is a single 变节者 who may use 牛头人 tonight."""
-    g, pairs = arranged_game(KINDS, seed=seed, params=params)
-    choose_true_loves(g, {b: NOBLE for b in g.state.with_role("betrayer")})
-    s = Seats(*(name for pair in pairs for name in pair))
+    g, s = standard_game(seed, params=params)
     play_day(g)
     play_night(g, order(s.b0, "breakup"), order(NOBLE, "barbecue", s.g4a))
     play_day(g)
@@ -140,7 +113,7 @@ def test_ntr_consent_defaults_to_automatic_and_its_deadline_is_the_nights() -> N
 @pytest.mark.parametrize("bad", ["ask", "yes", True, None, 1])
 def test_a_bad_ntr_consent_value_is_a_parameter_error(bad: Any) -> None:
     with pytest.raises(ParameterError, match="ntr_consent"):
-        arranged_game(KINDS, params={"rules": {"ntr_consent": bad}})
+        arranged_game(STANDARD_KINDS, params={"rules": {"ntr_consent": bad}})
 
 
 def test_automatic_asks_nobody_and_the_night_ends_at_once() -> None:

@@ -26,22 +26,21 @@ from game_rules.wa004.errors import (
     SelfTargetError,
     TrueLoveChosenError,
 )
-from game_rules.wa004.setups import arranged_game, choose_true_loves, order, play_day, play_night
+from game_rules.wa004.setups import (
+    STANDARD_KINDS,
+    arranged_game,
+    choose_true_loves,
+    order,
+    play_day,
+    play_night,
+)
 
 NOBLE = "P13"
-KINDS = [
-    ("betrayer", "guardian"),
-    ("betrayer", "guardian"),
-    ("betrayer", "betrayer"),
-    ("betrayer", "guardian"),
-    ("guardian", "guardian"),
-    ("betrayer", "guardian"),
-]
 
 
 def night_two() -> tuple[Game, dict[str, str]]:
     """Night 2: b0 broke up with g0, g1 retained, b3's one-sided elope spent it, c4 is dead."""
-    g, p = arranged_game(KINDS, seed="t")
+    g, p = arranged_game(STANDARD_KINDS, seed="t")
     choose_true_loves(g, {b: NOBLE for b in g.state.with_role("betrayer")})
     names = dict(zip(["b0", "g0", "b1", "g1", "b2a", "b2b", "b3", "g3", "g4a", "g4b", "b5", "g5"],
                      [c for pair in p for c in pair], strict=True))  # fmt: skip
@@ -122,7 +121,7 @@ def test_second_substitution_is_refused() -> None:
 
 
 def test_nothing_is_accepted_after_the_end() -> None:
-    g, p = arranged_game(KINDS, seed="t")
+    g, p = arranged_game(STANDARD_KINDS, seed="t")
     choose_true_loves(g, {b: NOBLE for b in g.state.with_role("betrayer")})
     play_day(g)
     play_night(g, order(p[0][1], "defend"), order(NOBLE, "barbecue", p[0][1]))

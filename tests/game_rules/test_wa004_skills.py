@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -28,52 +27,19 @@ from game_rules.wa004.errors import (
 )
 from game_rules.wa004.roles import Skill
 from game_rules.wa004.setups import (
+    Seats,
     arranged_game,
     choose_true_loves,
     order,
     play_day,
     play_night,
 )
+from game_rules.wa004.setups import (
+    standard_game as start,
+)
 from game_rules.wa004.views import group_view, love_view
 
 NOBLE = "P13"
-KINDS = [
-    ("betrayer", "guardian"),
-    ("betrayer", "guardian"),
-    ("betrayer", "betrayer"),
-    ("betrayer", "guardian"),
-    ("guardian", "guardian"),
-    ("betrayer", "guardian"),
-]
-
-
-@dataclass(frozen=True)
-class Seats:
-    """Who is who in the standard arrangement (couples c0..c5 as in KINDS)."""
-
-    b0: str
-    g0: str
-    b1: str
-    g1: str
-    b2a: str
-    b2b: str
-    b3: str
-    g3: str
-    g4a: str
-    g4b: str
-    b5: str
-    g5: str
-
-
-def start(
-    seed: str = "t", loves: dict[str, str] | None = None, params: Any = None
-) -> tuple[Game, Seats]:
-    """Day 1 of the standard arrangement; every 变节者's true love is the 单身贵族 unless given."""
-    g, p = arranged_game(KINDS, seed=seed, params=params)
-    base = {b: NOBLE for b in g.state.with_role("betrayer")}
-    choose_true_loves(g, {**base, **(loves or {})})
-    seats = Seats(*(name for pair in p for name in pair))
-    return g, seats
 
 
 def told(g: Game, who: str) -> list[str]:
