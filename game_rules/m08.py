@@ -510,9 +510,13 @@ class M08(WerewolfRuleset):
                 targets = {a.target for a in acts.values() if a.skill == "propose"}
                 out += [UseSkill(actor, "kill", t) for t in living if t in targets]
             if actor == leader and not state.flags.get("duel_used"):
-                plan = [c for c in living if state.roles[c] != "wolf"][:3]
-                if plan:
-                    out.append(UseSkill(actor, "duel", choice=",".join(plan)))
+                # a plan names one to three of these, in order: listed as the first three, and
+                # each alone, so that every name a plan may hold is among the options
+                allowed = [c for c in living if state.roles[c] != "wolf"]
+                if allowed:
+                    out.append(UseSkill(actor, "duel", choice=",".join(allowed[:3])))
+                    if len(allowed) > 1:
+                        out += [UseSkill(actor, "duel", choice=c) for c in allowed]
             duel = state.flags.get("duel")
             if duel and not duel.get("done") and actor not in duel["yes"] + duel["no"]:
                 out += [UseSkill(actor, "duel_agree", choice=c) for c in ("yes", "no")]

@@ -13,6 +13,8 @@ import re
 from typing import Any
 
 MAX_NAME = 64
+#: how the engines join the names of a plan in a legal action's ``choice`` (M08 决战: ``A,B,C``)
+PLAN_SEPARATOR = ","
 _ALIAS_SPLIT = re.compile(r"[,，、;；\s]+")
 
 
@@ -94,3 +96,39 @@ def optional_target(value: str | None) -> str | None:
     """
     value = (value or "").strip()
     return value or None
+
+
+def optional_text(value: str | None) -> str | None:
+    """A text input or button's value, trimmed: empty means none (no 指杀理由, no choice).
+
+    >>> optional_text("  冲锋 "), optional_text("   "), optional_text(None)
+    ('冲锋', None, None)
+    """
+    return (value or "").strip() or None
+
+
+def skill_choice(choice: str | None, plan: list[str]) -> str | None:
+    """The ``choice`` a night-action form sends: the button pressed (同意/不同意), else the plan
+    picked in the plan selects, in order, as the engines write a plan (``A,B,C``).
+
+    A plan is filled from its first slot on: a gap before a later name would move that name to
+    an earlier night, so it is refused rather than closed up.
+
+    >>> skill_choice("yes", []), skill_choice(None, ["凛", "希", ""]), skill_choice("", ["", ""])
+    ('yes', '凛,希', None)
+    >>> skill_choice(None, ["凛", "", "希"])
+    Traceback (most recent call last):
+    ...
+    api.console.forms.FormInputError: 刀法须从第一个起依次填写，中间不能留空
+    """
+    picked = optional_text(choice)
+    if picked is not None:
+        return picked
+    names = [name.strip() for name in plan]
+    while names and not names[-1]:
+        names.pop()
+    if not names:
+        return None
+    if not all(names):
+        raise FormInputError("刀法须从第一个起依次填写，中间不能留空")
+    return PLAN_SEPARATOR.join(names)

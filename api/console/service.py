@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from api import cardrules, schemas
 from api.auth import DIRECTOR, PLAYER, hash_token
-from api.console.forms import MAX_NAME, decision_for
+from api.console.forms import MAX_NAME, PLAN_SEPARATOR, decision_for
 from api.console.highlight import highlight, spans_from_findings
 from api.console.labels import (
     cause_label,
@@ -58,7 +58,7 @@ from api.schema import SchemaError
 from api.store import audit, lock_game
 from api.tokens import issue, revoke_live
 from game_rules import actions as act
-from game_rules.events import Announced, Substituted, VoteCast
+from game_rules.events import Announced, Substituted, Told, VoteCast
 from game_rules.params import load_params
 from game_rules.penalties import CardColour
 from models.cards import Card, Decision, Suggestion
@@ -67,7 +67,8 @@ from models.game import GameEvent, Token
 from models.posts import Post
 from models.types import utcnow
 
-RULESETS = ("m72", "m08", "wa004")
+#: the new-game form's rulesets: the seeds' three and their variant files (game_rules/rulesets)
+RULESETS = ("m72", "m08", "m08_12", "wa004", "wa004_consent")
 #: forum times are shown in the forum's zone (the seeds' 关门 times are Beijing time)
 DEFAULT_TIMEZONE = "Asia/Shanghai"
 DECIDABLE = ("blue", "yellow", "red", "green")
@@ -940,9 +941,53 @@ def past_tallies(game: Game) -> list[dict[str, Any]]:
     ]
 
 
+def _as_plan(choice: str | None, characters: frozenset[str]) -> tuple[str, ...] | None:
+    """A legal action's ``choice`` read as a plan: character names in order (``A,B,C``, as the
+    engines write one, e.g. M08's 决战 刀法), or None when it names something else (同意...).
+
+    >>> _as_plan("甲,乙", frozenset({"甲", "乙", "丙"})), _as_plan("yes", frozenset({"甲"}))
+    (('甲', '乙'), None)
+    """
+    if not choice:
+        return None
+    names = tuple(part.strip() for part in choice.split(PLAN_SEPARATOR))
+    return names if all(name in characters for name in names) else None
+
+
+def plan_candidates(game: Game, offered: Sequence[Sequence[str]]) -> list[str]:
+    """The characters a plan may name now, in seating order: every name of the plans the engine
+    offers (M08 lists each allowed character alone as well as a full sample plan, so the union is
+    every name a plan may hold; the console does not restate the rule).
+
+    >>> from game_rules import new_game
+    >>> plan_candidates(new_game("m72", [f"P{i}" for i in range(1, 13)], seed="d"),
+    ...                 [("P3", "P1"), ("P2",)])
+    ['P1', 'P2', 'P3']
+    """
+    named = {name for plan in offered for name in plan}
+    return [c for c in game.characters if c in named]
+
+
+def _decision_prompt(game: Game, actor: str, decision: str) -> str | None:
+    """What ``actor`` was last told when ``decision`` opened (the engines tell the prompt with
+    the decision's key as its kind), e.g. wa004's 牛头人 question."""
+    for event in reversed(game.log):
+        if isinstance(event, Told) and event.kind == decision and actor in event.to:
+            return event.text
+    return None
+
+
 def pending_actions(game: Game) -> list[dict[str, Any]]:
-    """Skills and decisions the director may enter now, grouped by (actor, skill) with targets."""
+    """Skills and decisions the director may enter now, grouped by (actor, skill).
+
+    What a row asks for comes from the legal actions themselves: targets (and whether none is
+    allowed), the ``choice`` values offered (同意 / 不同意), a plan when the choice names
+    characters (as many selects as the longest plan offered, see :func:`plan_candidates`), a
+    reason input when the options carry a ``reason`` (its placeholder is the engine's sample),
+    and, for an open decision, the question the character was told.
+    """
     state = game.state
+    names = frozenset(game.characters)
     options: list[Any] = []
     # Skills are asked of every character (night skills, wa004's pre-game 爱情追寻, decisions such
     # as 最后一枪/殉职); during a day the engines offer only ballots here, which are left out.
@@ -950,6 +995,7 @@ def pending_actions(game: Game) -> list[dict[str, Any]]:
         options.extend(a for a in game.legal_actions(character) if isinstance(a, act.UseSkill))
     options.extend(a for a in game.legal_actions(None) if isinstance(a, act.UseSkill))
     groups: dict[tuple[str, str], dict[str, Any]] = {}
+    plans: dict[tuple[str, str], list[tuple[str, ...]]] = defaultdict(list)
     for a in options:
         key = (a.actor, a.skill)
         group = groups.setdefault(
@@ -961,14 +1007,60 @@ def pending_actions(game: Game) -> list[dict[str, Any]]:
                 "role_name": director_role_name(game, state.roles.get(a.actor, "")),
                 "targets": [],
                 "allow_none": False,
-                "decision": (a.actor, a.skill) in state.decisions,
+                "decision": key in state.decisions,
+                "choices": [],
+                "reason": None,
+                "plan": None,
+                "prompt": _decision_prompt(game, *key) if key in state.decisions else None,
             },
         )
         if a.target is None:
             group["allow_none"] = True
         elif a.target not in group["targets"]:
             group["targets"].append(a.target)
+        if a.reason is not None and group["reason"] is None:
+            name = labels().get("reasons", {}).get(a.skill, "理由")
+            group["reason"] = {"label": name, "sample": a.reason}
+        plan = _as_plan(a.choice, names)
+        if plan is not None:
+            plans[key].append(plan)
+        elif a.choice is not None and a.choice not in (c["value"] for c in group["choices"]):
+            group["choices"].append({"value": a.choice, "label": label("choices", a.choice)})
+    for key, offered in plans.items():
+        sample = max(offered, key=len)
+        slot = labels().get("plan_slots", {}).get(key[1], "第{n}名")
+        groups[key]["plan"] = {
+            "slots": [slot.format(n=n) for n in range(1, len(sample) + 1)],
+            "candidates": plan_candidates(game, offered),
+        }
+    for group in groups.values():
+        # A row whose options name no target (决战, 同意决战, 牛头人答复) shows no target select;
+        # target-only rows keep theirs, with 放弃 when the engine offers no target.
+        group["pick_target"] = bool(group["targets"]) or not (group["choices"] or group["plan"])
     return list(groups.values())
+
+
+def chosen_text(target: str | None, detail: Mapping[str, Any]) -> str:
+    """What a recorded action chose, with what it carried: a 指杀理由 in brackets (as the engine
+    tells the wolves), a 决战 plan, a 同意决战 answer.
+
+    >>> chosen_text("凛", {"reason": "冲锋"}), chosen_text(None, {"plan": ["凛", "希"]})
+    ('凛（冲锋）', '凛、希')
+    >>> chosen_text(None, {"agree": False}), chosen_text(None, {})
+    ('不同意', '（无目标）')
+    """
+    plan = detail.get("plan")
+    agree = detail.get("agree")
+    if target is not None:
+        text = target
+    elif isinstance(plan, list) and plan:
+        text = "、".join(str(name) for name in plan)
+    elif isinstance(agree, bool):
+        text = label("choices", "yes" if agree else "no")
+    else:
+        return "（无目标）"
+    reason = detail.get("reason")
+    return f"{text}（{reason}）" if reason else text
 
 
 def night_chosen(game: Game) -> list[dict[str, str]]:
@@ -977,7 +1069,7 @@ def night_chosen(game: Game) -> list[dict[str, str]]:
         {
             "actor": e.actor,
             "skill_name": skill_label(e.skill),
-            "target": e.target or "（无目标）",
+            "target": chosen_text(e.target, e.detail),
         }
         for e in game.state.night_actions.values()
     ]
@@ -1043,10 +1135,26 @@ def director_action(game_id: str, body: dict[str, Any], *, actor_label: str) -> 
 
 
 def apply_skill(
-    game_id: str, *, actor: str, skill: str, target: str | None, actor_label: str
+    game_id: str,
+    *,
+    actor: str,
+    skill: str,
+    target: str | None,
+    actor_label: str,
+    reason: str | None = None,
+    choice: str | None = None,
 ) -> list[str]:
-    """Enter one night skill or decision for ``actor``; the announcements it caused."""
-    body = {"type": "skill", "actor": actor, "skill": skill, "target": target}
+    """Enter one night skill or decision for ``actor``; the announcements it caused.
+
+    ``reason`` (M08's 指杀理由) and ``choice`` (同意/不同意, a 决战 plan ``A,B,C``) go into the
+    action body only when given, so a target-only skill's body and audit entry are unchanged;
+    the engine judges them (指杀须附上两个字的指杀理由...).
+    """
+    body: dict[str, Any] = {"type": "skill", "actor": actor, "skill": skill, "target": target}
+    if reason is not None:
+        body["reason"] = reason
+    if choice is not None:
+        body["choice"] = choice
     events = director_action(game_id, body, actor_label=actor_label)
     return [e.text for e in events if isinstance(e, Announced)]
 
@@ -1111,7 +1219,8 @@ def _describe_event(payload: Mapping[str, Any], game: Game) -> tuple[str, str] |
             return "public", str(payload["text"])
         return ("red" if payload.get("kind") == "card" else "public"), f"公示：{payload['text']}"
     if kind == "action_taken":
-        target = payload.get("target") or "（无目标）"
+        detail = payload.get("detail")
+        target = chosen_text(payload.get("target"), detail if isinstance(detail, Mapping) else {})
         return "night", f"{payload['actor']} 发动<{skill_label(str(payload['skill']))}> → {target}"
     if kind == "eliminated":
         return "out", f"{payload['character']} 出局（{cause_label(str(payload['cause']))}）"

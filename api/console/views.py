@@ -24,7 +24,13 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from api.console import service
 from api.console.chart import activity_chart
-from api.console.forms import FormInputError, new_game_body, optional_target
+from api.console.forms import (
+    FormInputError,
+    new_game_body,
+    optional_target,
+    optional_text,
+    skill_choice,
+)
 from api.console.labels import colour_label
 from api.console.service import ConsoleError
 from api.console.sessions import current_director, director_required, log_in, log_out
@@ -387,17 +393,20 @@ def close_night() -> BaseResponse:
 @console_bp.post("/action")
 @director_required
 def night_action() -> BaseResponse:
-    """A night skill or a required decision entered by the director."""
+    """A night skill or a required decision entered by the director: a target, and what the
+    row asks for besides (a reason, the 同意/不同意 button pressed, a plan's selects)."""
     try:
         lines = service.apply_skill(
             _director_game(),
             actor=request.form.get("actor", ""),
             skill=request.form.get("skill", ""),
             target=optional_target(request.form.get("target")),
+            reason=optional_text(request.form.get("reason")),
+            choice=skill_choice(request.form.get("choice"), request.form.getlist("plan")),
             actor_label=_actor(),
         )
-    except ConsoleError as exc:
-        flash(exc.message, "error")
+    except (FormInputError, ConsoleError) as exc:
+        flash(str(exc) if isinstance(exc, FormInputError) else exc.message, "error")
         return _back("console.day_night")
     flash(f"已记录：{request.form.get('actor', '')}的行动", "ok")
     for line in lines:

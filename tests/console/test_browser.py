@@ -4,7 +4,8 @@ A live server runs the real app in a thread on a temporary SQLite file. The dire
 M72 game in the page, logs out and back in with the token, posts arrive through the JSON API,
 suggestions are decided with the keyboard and the mouse, a red card ejects a character and the
 ejection shows in the announcements; a hostile post stays inert text (in the queue and in the
-posts list); a 替补 is entered on the players page.
+posts list); a 替补 is entered on the players page. An M08 night is entered in the page: the
+指杀理由 input, the 决战 plan selects and the 同意/不同意 buttons.
 """
 
 from __future__ import annotations
@@ -212,3 +213,57 @@ def test_m72_red_card_and_inert_hostile_post(server: str, page: Any) -> None:
 
     assert dialogs == [], dialogs
     assert errors == [], errors  # no CSP violation, no script error
+
+
+def test_m08_night_form_reason_plan_and_choice(server: str, page: Any) -> None:
+    """The night-action rows' extra inputs in the browser: the 指杀理由 is required and sent,
+    the three 决战 selects send the plan in order, 同意/不同意 buttons send their choice."""
+    from playwright.sync_api import expect
+
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    names = ["穗乃果", "绘里", "小鸟", "海未", "凛", "真姬", "希", "花阳", "妮可", "千歌", "梨子"]
+    roles = dict(zip(names, ["wolf"] * 4 + ["villager"] * 4 + ["seer", "witch", "hunter"],
+                     strict=True))  # fmt: skip
+    game = api_post(server, "/api/games", "-", {"ruleset": "m08", "players": names,
+                                                "roles": roles, "seed": "browser-m08"})  # fmt: skip
+    token, actions = game["director_token"], f"/api/games/{game['id']}/actions"
+    page.goto(server + "/login")
+    page.fill("#token", token)
+    with page.expect_navigation():
+        page.click("#login-submit")
+    page.goto(server + "/day")
+    page.check("#close-day-form input[name=accelerated]")
+    with page.expect_navigation():
+        page.click("#close-day")
+    for wolf in names[:4]:
+        body = {"type": "skill", "actor": wolf, "skill": "leader_vote", "target": "穗乃果"}
+        api_post(server, actions, token, body)
+    page.goto(server + "/day")
+
+    def row(actor: str, skill: str) -> Any:
+        return page.locator(f"form.skill-{skill}:has(input[name=actor][value='{actor}'])")
+
+    proposal = row("绘里", "propose")
+    proposal.locator("select[name=target]").select_option("凛")
+    proposal.locator("button[type=submit]").click()  # empty reason: the browser holds it back
+    assert proposal.locator("input[name=reason]").evaluate("e => e.validity.valueMissing")
+    proposal.locator("input[name=reason]").fill("冲锋")
+    with page.expect_navigation():
+        proposal.locator("button[type=submit]").click()
+    expect(page.locator(".flash-ok")).to_have_text("已记录：绘里的行动")
+
+    duel = row("穗乃果", "duel")
+    for select, name in zip(duel.locator("select[name=plan]").all(), ("梨子", "凛", "希"),
+                            strict=True):  # fmt: skip
+        select.select_option(name)
+    with page.expect_navigation():
+        duel.locator("button[type=submit]").click()
+    with page.expect_navigation():
+        row("绘里", "duel_agree").get_by_role("button", name="不同意", exact=True).click()
+    chosen = page.locator("ul.plain")
+    expect(chosen).to_contain_text("绘里 <提交指杀> → 凛（冲锋）")
+    expect(chosen).to_contain_text("穗乃果 <决战> → 梨子、凛、希")
+    expect(chosen).to_contain_text("绘里 <同意决战> → 不同意")
+    assert errors == [], errors

@@ -507,7 +507,10 @@ def settle(console: Any) -> None:
         console.form("/deadline", {}, page="/day")
 
 
-@pytest.mark.parametrize(("ruleset", "count"), [("m08", 11), ("wa004", 13), ("m72", 12)])
+@pytest.mark.parametrize(
+    ("ruleset", "count"),
+    [("m08", 11), ("wa004", 13), ("m72", 12), ("m08_12", 12), ("wa004_consent", 13)],
+)
 def test_every_ruleset_plays_through_the_pages(console: Any, ruleset: str, count: int) -> None:
     players = "\n".join(f"角色{i}" for i in range(1, count + 1))
     response = console.client.post(

@@ -620,3 +620,15 @@ def test_untimed_ballots_follow_an_aware_close(m08: Game) -> None:
     m08.apply(CastVote("狼B", "村2"))
     m08.apply(CloseDay())
     assert m08.state.sheriff == "村2"
+
+
+def test_duel_options_name_every_allowed_character(m08: Game) -> None:
+    # what a plan may hold is read off the options (the console builds its plan picker so)
+    m08.apply(CloseDay())
+    for w in ("狼A", "狼B", "狼C", "狼D"):
+        m08.apply(UseSkill(w, "leader_vote", "狼A"))
+    plans = [a.choice for a in m08.legal_actions("狼A") if a.skill == "duel"]
+    allowed = [c for c in m08.state.living() if m08.state.role(c) != "wolf"]
+    assert plans[0] == ",".join(allowed[:3])
+    assert sorted(plans[1:]) == sorted(allowed)
+    assert not {"狼B", "狼C", "狼D"} & {n for p in plans for n in (p or "").split(",")}
