@@ -490,19 +490,24 @@ def test_unknown_console_page_is_html(console: Any, game: dict[str, Any]) -> Non
 
 
 def settle(console: Any) -> None:
-    """Enter every offered skill with its first target, then let the deadline pass if offered."""
+    """Enter every offered skill with its first target (and a 指杀理由 where the row asks for one),
+    then let the deadline pass if offered."""
     for _ in range(40):
         html = console.html("/day")
         form = re.search(
             r'name="actor" value="([^"]+)">\s*<input type="hidden" name="skill" value="([^"]+)">'
-            r'\s*<select name="target">\s*<option value="([^"]*)"',
+            r'\s*<select name="target">\s*<option value="([^"]*)"(.*?)</form>',
             html,
+            re.S,
         )
         if form is None:
             break
-        actor, skill, target = (unescape(g) for g in form.groups())
-        console.form("/action", {"actor": actor, "skill": skill, "target": target}, page="/day")
-        assert "已记录" in console.html("/day")
+        actor, skill, target, rest = (unescape(g) for g in form.groups())
+        data = {"actor": actor, "skill": skill, "target": target}
+        if 'name="reason"' in rest:
+            data["reason"] = "刀人"
+        console.form("/action", data, page="/day")
+        assert f"已记录：{actor}的行动" in console.html("/day"), (actor, skill, target)
     if 'id="deadline"' in console.html("/day"):
         console.form("/deadline", {}, page="/day")
 
