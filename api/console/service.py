@@ -805,12 +805,26 @@ class TokenChange:
     token: str | None = None
 
 
+#: the longest token-change reason kept in the audit (the API's own limit)
+MAX_TOKEN_REASON = 2000
+
+
 def _change_player_token(
-    game_id: str, character: str, *, reissue: bool, expected_live: str | None, actor_label: str
+    game_id: str,
+    character: str,
+    *,
+    reissue: bool,
+    expected_live: str | None,
+    actor_label: str,
+    reason: str = "",
 ) -> TokenChange:
-    """The API's revoke / reissue (:mod:`api.tokens`): same functions, same lock, same audit."""
+    """The API's revoke / reissue (:mod:`api.tokens`): same functions, same lock, same audit
+    (``reason``, optional, goes to the audit trail as the API's does)."""
     if not character:
         raise ConsoleError("请选择角色")
+    reason = reason.strip()
+    if len(reason) > MAX_TOKEN_REASON:
+        raise ConsoleError(f"原因不能超过{MAX_TOKEN_REASON}个字符，令牌没有改动")
     unknown = ConsoleError(f"没有名为「{character}」的角色，令牌没有改动")
     if len(character) > MAX_NAME:
         raise unknown
@@ -826,7 +840,7 @@ def _change_player_token(
                 f"「{character}」的令牌刚刚已经变动（重复提交，或有人同时操作），这次没有重发；"
                 "请确认下方的令牌状态后再操作"
             )
-        detail = {"kind": PLAYER, "character": character, "reason": "", "via": "console"}
+        detail = {"kind": PLAYER, "character": character, "reason": reason, "via": "console"}
         if ids:
             audit(session, game_id, actor_label, "revoke_token", {**detail, "tokens": ids})
         token = None
@@ -836,16 +850,21 @@ def _change_player_token(
     return TokenChange(character=character, revoked=len(ids), token=token)
 
 
-def revoke_player_token(game_id: str, *, character: str, actor_label: str) -> int:
+def revoke_player_token(game_id: str, *, character: str, actor_label: str, reason: str = "") -> int:
     """吊销令牌: ``character``'s live player token stops working at once; how many were live."""
     change = _change_player_token(
-        game_id, character, reissue=False, expected_live=None, actor_label=actor_label
+        game_id,
+        character,
+        reissue=False,
+        expected_live=None,
+        actor_label=actor_label,
+        reason=reason,
     )
     return change.revoked
 
 
 def reissue_player_token(
-    game_id: str, *, character: str, expected_live: str, actor_label: str
+    game_id: str, *, character: str, expected_live: str, actor_label: str, reason: str = ""
 ) -> TokenChange:
     """重发令牌: revoke ``character``'s live player token and issue a new one (shown once).
 
@@ -854,7 +873,12 @@ def reissue_player_token(
     token just shown.
     """
     return _change_player_token(
-        game_id, character, reissue=True, expected_live=expected_live, actor_label=actor_label
+        game_id,
+        character,
+        reissue=True,
+        expected_live=expected_live,
+        actor_label=actor_label,
+        reason=reason,
     )
 
 

@@ -261,7 +261,10 @@ def revoke_token() -> BaseResponse:
     character = request.form.get("character", "")
     try:
         revoked = service.revoke_player_token(
-            _director_game(), character=character, actor_label=_actor()
+            _director_game(),
+            character=character,
+            actor_label=_actor(),
+            reason=request.form.get("reason", ""),
         )
     except ConsoleError as exc:
         flash(exc.message, "error")
@@ -283,6 +286,7 @@ def reissue_token() -> BaseResponse | str:
             character=request.form.get("character", ""),
             expected_live=request.form.get("live", ""),
             actor_label=_actor(),
+            reason=request.form.get("reason", ""),
         )
     except ConsoleError as exc:
         flash(exc.message, "error")

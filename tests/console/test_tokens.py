@@ -261,3 +261,33 @@ def test_substitute_points_to_reissue(console: Any, game: dict[str, Any]) -> Non
     )
     # The token did not change hands by itself.
     assert view_status(console, game, game["player_tokens"]["知乎"]) == 200
+
+
+def test_token_changes_keep_the_directors_reason(
+    app: Flask, console: Any, game: dict[str, Any]
+) -> None:
+    console.login(game["director_token"])
+    console.form(
+        "/tokens/revoke", {"character": "微信", "reason": "  玩家说令牌发错了群  "}, page="/players"
+    )
+    live = token_row(console.html("/players"), "支付宝")
+    expected = re.search(r'name="live" value="([^"]*)"', live)
+    assert expected is not None
+    response = console.client.post(
+        "/tokens/reissue",
+        data={"csrf_token": console.csrf("/players"), "character": "支付宝",
+              "live": expected.group(1), "reason": "换手机"},
+    )  # fmt: skip
+    assert response.status_code == 200
+    reasons = [
+        (e.action, e.detail["character"], e.detail["reason"]) for e in token_audit(app, game["id"])
+    ]
+    assert reasons == [
+        ("revoke_token", "微信", "玩家说令牌发错了群"),
+        ("revoke_token", "支付宝", "换手机"),
+        ("issue_token", "支付宝", "换手机"),
+    ]
+    before = tokens(app, game["id"])
+    console.form("/tokens/revoke", {"character": "抖音", "reason": "长" * 2001}, page="/players")
+    assert "原因不能超过2000个字符，令牌没有改动" in flashes(console.html("/players"))
+    assert tokens(app, game["id"]) == before
