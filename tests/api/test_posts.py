@@ -337,3 +337,14 @@ def test_card_reasons_list_each_piece_of_evidence_once(classifier_app: Flask, ap
     assert {f["via"] for f in alone["findings"]} == {"classifier"}
     texts = [r["text"] for r in alone["suggestion"]["reasons"] if "finding" in r]
     assert texts == [f"侮辱性语言：“{alone['findings'][0]['match']}”（分类器判断）"]
+
+
+@pytest.mark.parametrize(("variant", "base"), [("m08_12", "m08"), ("wa004_consent", "wa004")])
+def test_variant_games_screen_under_their_base_articles(api: Any, variant: str, base: str) -> None:
+    count = 12 if variant == "m08_12" else 13
+    players = [f"角色{i:02d}" for i in range(1, count + 1)]
+    game = api.make_game(variant, players=players, roles={})
+    result = api.post(game, "角色01", "你个ＳＢ，拿人格担保我是好人")
+    assert {"insult", "oath"} <= {f["category"] for f in result["findings"]}
+    assert {f["article"]["ruleset"] for f in result["findings"]} == {base}
+    assert result["suggestion"]["colour"] == "blue"
