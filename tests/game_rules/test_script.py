@@ -9,7 +9,11 @@ import pytest
 
 from game_rules import ScriptError
 from game_rules.cli import replay_main
+from game_rules.events import DecisionClosed, DecisionOpened
 from game_rules.script import replay_file, run_script
+from game_rules.wa004.couples import couples, lover_of
+from game_rules.wa004.events import NightJudged
+from game_rules.wa004.views import love_view
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -45,6 +49,62 @@ def test_m08_example_replays_to_its_outcome() -> None:
     ]  # fmt: skip
     assert result.game.state.players["花阳"] == "新来的花阳"
     assert "希成为狼头（争权当选）" in result.game.character_view("绘里").messages()
+
+
+def test_wa004_consent_example_replays_to_its_outcome() -> None:
+    """examples/wa004_consent.yaml: the three 牛头人 questions end as its header says."""
+    result = replay_file(EXAMPLES / "wa004_consent.yaml")
+    game = result.game
+    assert result.failures == [] and result.notes == []
+    outcome = game.outcome()
+    assert outcome.winner == "guardians"
+    assert outcome.reason == "第3个游戏夜晚没有情侣解除情侣状态或者处于情侣状态的角色出局"
+    assert [(e.character, e.cause) for e in outcome.eliminations] == [
+        ("森川由绮", "vote"),
+        ("杉浦小春", "barbecue"),
+        ("七濑彰", "martyr"),
+        ("饭塚武也", "vote"),
+        ("河岛遥", "barbecue"),
+    ]
+    # one question per night, answered 同意, 不同意, and not at all (the director's deadline);
+    # 饭塚武也's answer for 北原春希 was refused (expect_error) and closed nothing
+    opened = [(e.day, e.actor) for e in game.log if isinstance(e, DecisionOpened)]
+    closed = [
+        (e.actor, e.result, e.how)
+        for e in game.log
+        if isinstance(e, DecisionClosed) and e.decision == "ntr_consent"
+    ]
+    assert opened == [(1, "北原春希"), (2, "北原春希"), (3, "和泉千晶")]
+    assert closed == [
+        ("北原春希", "yes", "chosen"),
+        ("北原春希", "no", "chosen"),
+        ("和泉千晶", "no", "deadline"),
+    ]
+    # 同意 changed the couple; 不同意 and the missed answer changed nothing
+    assert couples(game.state) == [("冬马和纱", "北原春希"), ("和泉千晶", "观月真奈美")]
+    assert lover_of(game.state, "小木曾雪菜") is None and lover_of(game.state, "水泽依绪") is None
+    assert "你与北原春希成为情侣" in love_view(game, "冬马和纱").messages
+    assert "你与饭塚武也的情侣关系已解除" in love_view(game, "北原春希").messages
+    # the users of the refused and the unanswered 牛头人 learn nothing of it
+    assert not any("北原春希" in m for m in love_view(game, "小木曾雪菜").messages)
+    assert not any("和泉千晶" in m for m in love_view(game, "水泽依绪").messages)
+    assert "你未按时答复，视为不同意和水泽依绪成为情侣" in love_view(game, "和泉千晶").messages
+    # the missed answer left night 3 quiet: that is the guardians' win
+    judged = [(e.night, e.quiet) for e in game.log if isinstance(e, NightJudged)]
+    assert judged == [(1, False), (2, False), (3, True)]
+
+
+def test_wa004_consent_example_turns_on_the_missed_answer(tmp_path: Path) -> None:
+    """Had 和泉千晶 answered 同意 on night 3, her couple would have ended and the game gone on."""
+    text = (EXAMPLES / "wa004_consent.yaml").read_text(encoding="utf-8")
+    agreed = "- {skill: {by: 和泉千晶, use: ntr_consent, choice: 同意}}"
+    assert text.count("- {deadline: true}") == 1
+    script = tmp_path / "agreed.yaml"
+    script.write_text(text.replace("- {deadline: true}", agreed), encoding="utf-8")
+    result = replay_file(script)
+    assert not result.game.state.ended and result.game.state.day == 4
+    assert lover_of(result.game.state, "和泉千晶") == "水泽依绪"
+    assert result.failures == ["winner: expected guardians, got None"]
 
 
 def test_replay_cli_text(capsys: pytest.CaptureFixture[str]) -> None:
