@@ -1,4 +1,4 @@
-"""``bansha replay SCRIPT [--json]``: replay a YAML game script and print what happened.
+"""``bansha replay SCRIPT [--json] [--private]``: replay a YAML game script and print what happened.
 
 Exit status: 0 replayed (and every ``expect`` held), 1 an ``expect`` failed, 2 bad script.
 """
@@ -21,18 +21,35 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("script", help="path to the game script (see docs/game-script.md)")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+    p.add_argument(
+        "--private",
+        action="store_true",
+        help="also print, day by day, what each character was told privately (the director's "
+        "view: roles, results, 牛头人 questions...); never show this to players mid-game",
+    )
     return p
 
 
-def format_text(result: ReplayResult) -> str:
-    """The human-readable replay: 公示 day by day, notes, then the outcome."""
+def format_text(result: ReplayResult, *, private: bool = False) -> str:
+    """The human-readable replay: 公示 day by day (with ``private``, each day's 私下告知 after
+    it), notes, then the outcome."""
     game = result.game
     view = game.public_view()
+    told: dict[int, list[str]] = {}
+    if private:
+        for t in game.state.told:
+            told.setdefault(t.day, []).extend(
+                f"{'、'.join(t.to)}：{line}" for line in t.text.splitlines()
+            )
     lines = [f"{game.params.name}（{game.ruleset_id}），{len(game.characters)}名角色"]
-    for day, texts in view.by_day().items():
+    days = view.by_day()
+    for day in sorted({*days, *told}):
         lines.append("")
         lines.append("== 开局 ==" if day == 0 else f"== 第{day}天 ==")
-        lines.extend(f"  {t}" for text in texts for t in text.splitlines())
+        lines.extend(f"  {t}" for text in days.get(day, ()) for t in text.splitlines())
+        if told.get(day):
+            lines.append("  -- 私下告知 --")
+            lines.extend(f"  {t}" for t in told[day])
     if result.notes:
         lines.append("")
         lines.append("== 备注 ==")
@@ -69,5 +86,5 @@ def replay_main(argv: Sequence[str]) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
-        print(format_text(result))
+        print(format_text(result, private=args.private))
     return 1 if result.failures else 0

@@ -308,3 +308,21 @@ def test_substitute_inherits_cards(tmp_path: Path) -> None:
     assert result.ledgers["H"].players[-1] == "替补甲"
     assert result.cards() == {"H": "黄牌2张"}
     assert result.game.state.players["H"] == "替补甲"
+
+
+def test_replay_private_prints_what_each_character_was_told(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    question = "北原春希：牛头人（NTR）：是否同意和冬马和纱成为情侣？"
+    assert replay_main([str(EXAMPLES / "wa004_consent.yaml")]) == 0
+    public = capsys.readouterr().out
+    assert question not in public and "私下告知" not in public
+    assert replay_main([str(EXAMPLES / "wa004_consent.yaml"), "--private"]) == 0
+    private = capsys.readouterr().out
+    day1 = private[private.index("== 第1天 ==") : private.index("== 第2天 ==")]
+    assert "  -- 私下告知 --" in day1 and f"  {question}" in day1
+    assert "  冬马和纱：你与北原春希成为情侣" in day1
+    # the public part is unchanged: every public line is still there, in the same order
+    assert [line for line in private.splitlines() if line in public.splitlines()] == [
+        line for line in public.splitlines()
+    ]
