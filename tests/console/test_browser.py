@@ -73,7 +73,9 @@ def page(chromium: str) -> Iterator[Any]:
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         page = context.new_page()
-        page.set_default_timeout(15_000)
+        # generous: the live server loads the lexicons on its first screened post, and CI runs
+        # two test workers on two cores
+        page.set_default_timeout(30_000)
         yield page
         context.close()
         browser.close()
