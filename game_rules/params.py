@@ -14,6 +14,7 @@ Fraction(2, 1)
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -89,6 +90,10 @@ def _read_yaml(ruleset_id: str) -> dict[str, Any]:
     return _resolve(ruleset_id, ())
 
 
+#: what a ruleset id may be: the stem of a file in ``rulesets/`` (no path, no dots)
+_RULESET_ID = re.compile(r"[a-z0-9_]{1,64}")
+
+
 def _ruleset_text(name: str) -> str:
     try:
         return resources.files("game_rules.rulesets").joinpath(name).read_text(encoding="utf-8")
@@ -99,6 +104,9 @@ def _ruleset_text(name: str) -> str:
 def _resolve(ruleset_id: str, seen: tuple[str, ...]) -> dict[str, Any]:
     # A variant file names its base with ``extends: <id>`` and holds only what differs: it is
     # deep-merged over the base (mappings merge key by key; lists and values replace).
+    if not isinstance(ruleset_id, str) or not _RULESET_ID.fullmatch(ruleset_id):
+        # ids name files of the package, never paths: "../x" must not reach the file system
+        raise UnknownRulesetError(message=f"no ruleset {ruleset_id!r} (ids are a-z, 0-9 and _)")
     name = f"{ruleset_id}.yaml"
     data = yaml.safe_load(_ruleset_text(name))
     if not isinstance(data, dict):

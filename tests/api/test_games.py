@@ -85,6 +85,10 @@ def test_unknown_ruleset_and_wrong_player_count_are_400_naming_the_rule(
     response = client.post("/api/games", json={"ruleset": "m99", "players": ["a", "b"]})
     assert response.status_code == 400
     assert response.get_json()["error"]["rule"] == "unknown_ruleset"
+    # a path never reaches the file system, even one that would name a real ruleset file
+    response = client.post("/api/games", json={"ruleset": "../rulesets/m72", "players": ["a"]})
+    assert response.status_code == 400
+    assert response.get_json()["error"]["rule"] == "unknown_ruleset"
     response = client.post("/api/games", json={"ruleset": "m72", "players": ["a", "b"]})
     assert response.status_code == 400
     assert response.get_json()["error"]["rule"] == "player_count"

@@ -82,3 +82,15 @@ def test_extends_loops_and_unknown_bases_are_named(files: dict[str, str]) -> Non
     files["odd.yaml"] = "extends: [m08]\n"
     with pytest.raises(ParameterError, match="extends must name a ruleset file"):
         load_params("odd")
+
+
+@pytest.mark.parametrize("bad", ["../rulesets/m08", "m08.votes", "M08", "m08/", "", "x" * 65])
+def test_ruleset_ids_are_file_stems_never_paths(bad: str) -> None:
+    with pytest.raises(UnknownRulesetError, match="ids are a-z, 0-9 and _"):
+        load_params(bad)
+
+
+def test_an_extends_that_is_a_path_is_refused(files: dict[str, str]) -> None:
+    files["sneaky.yaml"] = "extends: ../rulesets/m08\n"
+    with pytest.raises(UnknownRulesetError, match=r"sneaky\.yaml extends"):
+        load_params("sneaky")
