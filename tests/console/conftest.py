@@ -116,6 +116,16 @@ class Console:
         response = self.client.get(f"/api/games/{game['id']}/announcements")
         return [a["text"] for a in response.get_json()["announcements"]]
 
+    def director_view(self, game: dict[str, Any]) -> dict[str, Any]:
+        """The API's view of the game with the director token (roles, every event...)."""
+        response = self.client.get(
+            f"/api/games/{game['id']}/view",
+            headers={"Authorization": f"Bearer {game['director_token']}"},
+        )
+        assert response.status_code == 200
+        data: dict[str, Any] = response.get_json()
+        return data
+
     # -- console ----------------------------------------------------------------------------
     def csrf(self, path: str = "/login") -> str:
         html = self.client.get(path).get_data(as_text=True)

@@ -16,7 +16,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import func, select
 
-from game_rules.wa004.setups import arranged_game
+from game_rules.wa004.setups import STANDARD_KINDS, arranged_game
 from models.audit import AuditEntry
 from models.game import Game as GameRow
 from models.game import GameEvent
@@ -31,16 +31,6 @@ NOT_WOLVES = M08_PLAYERS[4:]
 
 WA004_PLAYERS = [f"角色{i}" for i in range(1, 14)]
 NOBLE = "角色13"
-# The kinds of the couples the seed draws, in draw order (tests/game_rules' standard
-# arrangement; game_rules.wa004.setups.arranged_game fixes the roles around the draw).
-KINDS = [
-    ("betrayer", "guardian"),
-    ("betrayer", "guardian"),
-    ("betrayer", "betrayer"),
-    ("betrayer", "guardian"),
-    ("guardian", "guardian"),
-    ("betrayer", "guardian"),
-]
 NTR_SEED = "console-ntr"
 
 
@@ -105,19 +95,9 @@ def audited_actions(app: Flask, game_id: str) -> list[dict[str, Any]]:
         return [dict(e.detail["action"]) for e in entries]
 
 
-def director_view(console: Any, game: dict[str, Any]) -> dict[str, Any]:
-    response = console.client.get(
-        f"/api/games/{game['id']}/view",
-        headers={"Authorization": f"Bearer {game['director_token']}"},
-    )
-    assert response.status_code == 200
-    data: dict[str, Any] = response.get_json()
-    return data
-
-
 def told(console: Any, game: dict[str, Any], character: str) -> list[str]:
     """Everything ``character`` was told privately so far."""
-    events = director_view(console, game)["director"]["events"]
+    events = console.director_view(game)["director"]["events"]
     return [e["text"] for e in events if e["type"] == "told" and character in e["to"]]
 
 
@@ -239,13 +219,13 @@ def test_m08_duel_plan_and_agreements_end_the_game(app: Flask, console: Any) -> 
     act(console, {"actor": "绘里", "skill": "duel_agree", "choice": "no"})
     html = act(console, {"actor": "小鸟", "skill": "duel_agree", "choice": "yes"})
     assert "绘里 &lt;同意决战&gt; → 不同意" in html and "小鸟 &lt;同意决战&gt; → 同意" in html
-    assert not director_view(console, game)["ended"]  # 2 of 4 agree: not yet 过半数
+    assert not console.director_view(game)["ended"]  # 2 of 4 agree: not yet 过半数
     html = act(console, {"actor": "海未", "skill": "duel_agree", "choice": "yes"})
     # 3 of 4: 决战 is judged at once; 千歌 (女巫) has not used 救药, so the wolves lose.
     announcements = console.announcements(game)
     assert "狼人阵营发动<决战>，执行轮次决胜" in announcements
     assert "村民阵营胜利，游戏结束" in announcements
-    assert director_view(console, game)["ended"]
+    assert console.director_view(game)["ended"]
 
     audited = audited_actions(app, game["id"])[len(WOLVES) :]
     assert audited == [
@@ -254,7 +234,7 @@ def test_m08_duel_plan_and_agreements_end_the_game(app: Flask, console: Any) -> 
         {"type": "skill", "actor": "小鸟", "skill": "duel_agree", "target": None, "choice": "yes"},
         {"type": "skill", "actor": "海未", "skill": "duel_agree", "target": None, "choice": "yes"},
     ]
-    events = director_view(console, game)["director"]["events"]
+    events = console.director_view(game)["director"]["events"]
     plans = [e["detail"]["plan"] for e in events if e["type"] == "action_taken"
              and e["skill"] == "duel"]  # fmt: skip
     assert plans == [["梨子", "凛", "希"]]
@@ -269,7 +249,7 @@ def test_m08_duel_refused_by_half_the_wolves(console: Any) -> None:
     # 2 of 4 against: refused; nobody is asked any more, and 决战 is spent
     assert not [key for key in rows if key[1] in ("duel", "duel_agree")]
     assert ("海未", "propose") in rows
-    assert not director_view(console, game)["ended"]
+    assert not console.director_view(game)["ended"]
     assert "穗乃果 &lt;决战&gt; → 凛" in html
 
 
@@ -284,7 +264,7 @@ def wa004_question(console: Any) -> tuple[dict[str, Any], str, str]:
     the 单身贵族 burns (烧烤) a 守护者 of the two-guardian couple; night 2 the single b0 uses
     牛头人 on g1 (a 守护者 with a lover), which asks g1. Returns (game, b0, g1).
     """
-    arranged, pairs = arranged_game(KINDS, seed=NTR_SEED, names=WA004_PLAYERS, noble=NOBLE)
+    arranged, pairs = arranged_game(STANDARD_KINDS, seed=NTR_SEED, names=WA004_PLAYERS, noble=NOBLE)
     roles = {c: arranged.state.role(c) for c in WA004_PLAYERS}
     game = create(console, "wa004_consent", WA004_PLAYERS, roles, NTR_SEED)
     (b0, _g0), (_b1, g1) = pairs[0], pairs[1]

@@ -27,16 +27,6 @@ def flashes(html: str) -> list[str]:
     return [unescape(m) for m in re.findall(r'<li class="flash flash-\w+">(.*?)</li>', html, re.S)]
 
 
-def director_view(console: Any, game: dict[str, Any]) -> dict[str, Any]:
-    response = console.client.get(
-        f"/api/games/{game['id']}/view",
-        headers={"Authorization": f"Bearer {game['director_token']}"},
-    )
-    assert response.status_code == 200
-    data: dict[str, Any] = response.get_json()
-    return data
-
-
 def kill_at_night(console: Any, victim: str) -> None:
     """Close day 1 (accelerated: no lurking cards) and let the wolf 微信 kill ``victim``."""
     console.form("/day/close", {"accelerated": "1"}, page="/day")
@@ -75,7 +65,7 @@ def test_substitute_replaces_the_player(app: Flask, console: Any, game: dict[str
     assert "百度" not in substitute_options(html)
     assert "百度：新来的玩家 接替 百度" in unescape(html)
     # The same game-core event the API's substitute action writes, audited as a console action.
-    log = director_view(console, game)["director"]["events"]
+    log = console.director_view(game)["director"]["events"]
     assert {"type": "substituted", "character": "百度", "old_player": "百度",
             "new_player": "新来的玩家"}.items() <= log[-1].items()  # fmt: skip
     with app.extensions["bansha_db"].read() as session:
