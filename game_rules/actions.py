@@ -22,31 +22,25 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from game_rules.errors import IllegalActionError
-from game_rules.frozen import field_types, quick_frozen
+from game_rules.frozen import quick_frozen
 
 T = TypeVar("T")
 
 
-def _refuse_field(cls: type, name: str, value: Any) -> None:
+def _refuse_field(cls: type, name: str, value: Any, allowed: tuple[type, ...]) -> None:
     """Refuse a field value of a type its annotation does not admit (subclasses pass, but a
     bool is not taken for an int). Called by the generated constructors, only for values whose
     exact type the annotation does not name, so a well-typed action costs one set lookup a field.
     """
-    allowed = _FIELD_TYPES[cls][name]
     if isinstance(value, allowed) and (bool in allowed or not isinstance(value, bool)):
         return
     wanted = " | ".join("None" if t is type(None) else t.__name__ for t in allowed)
     raise IllegalActionError("bad_action", f"{cls.__name__}.{name}: {value!r} is not {wanted}")
 
 
-#: action class -> field -> the classes its annotation admits (filled as each class is made)
-_FIELD_TYPES: dict[type, dict[str, tuple[type, ...]]] = {}
-
-
 def _action(cls: type[T]) -> type[T]:
     """Class decorator for actions: frozen, cheap to build, every field type-checked on the way
     in (an action with a wrongly typed field cannot be made, so ``Game.apply`` need not look)."""
-    _FIELD_TYPES[cls] = field_types(cls)
     return quick_frozen(cls, check=_refuse_field)
 
 

@@ -42,9 +42,10 @@ T = TypeVar("T", bound=type)
 _NO_VALUE = object()  # marks a field whose default comes from its default_factory
 
 
-#: called with (class, field name, value) when a checked field gets a value whose exact type is
-#: not one its annotation names; it raises, or returns to accept the value (a subclass, say)
-FieldCheck = Callable[[type, str, Any], None]
+#: called with (class, field name, value, the classes the field's annotation admits) when a
+#: checked field gets a value whose exact type is not one of them; it raises, or returns to
+#: accept the value (a subclass, say)
+FieldCheck = Callable[[type, str, Any, tuple[type, ...]], None]
 
 
 def allowed_types(hint: Any) -> tuple[type, ...]:
@@ -81,8 +82,8 @@ def quick_frozen(cls: T | None = None, *, check: FieldCheck | None = None) -> An
 
     With ``check``, every value is type-checked as it is stored: a value whose exact type is one
     its field's annotation names passes at the cost of one set lookup; any other goes to
-    ``check(cls, name, value)``, which raises to refuse it. So an ill-typed value object never
-    exists, and code that receives one need not look again.
+    ``check(cls, name, value, allowed)``, which raises to refuse it. So an ill-typed value
+    object never exists, and code that receives one need not look again.
 
     The decorated class may not be subclassed (a subclass would inherit a ``__new__`` built for
     the parent's fields).
@@ -141,8 +142,10 @@ def _quick_frozen(cls: T, check: FieldCheck | None) -> T:
         namespace["_check"] = check
         for name, allowed in field_types(cls).items():
             namespace[f"_types_{name}"] = frozenset(allowed)
+            namespace[f"_allowed_{name}"] = allowed
             head.append(
-                f"    if type({name}) not in _types_{name}: _check(_owner, {name!r}, {name})"
+                f"    if type({name}) not in _types_{name}: "
+                f"_check(_owner, {name!r}, {name}, _allowed_{name})"
             )
     source = "\n".join(
         [

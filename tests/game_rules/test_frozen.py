@@ -145,7 +145,7 @@ def test_actions_take_subclasses_of_the_annotated_types() -> None:
 def test_check_hook_sees_only_values_of_unnamed_types_after_defaults() -> None:
     seen: list[tuple[str, object]] = []
 
-    def note(cls: type, name: str, value: object) -> None:
+    def note(cls: type, name: str, value: object, allowed: tuple[type, ...]) -> None:
         seen.append((name, value))
         if value == "bad":
             raise ValueError(name)
