@@ -127,7 +127,14 @@ def refuse_revoked(session: Session | Connection, caller: Caller) -> None:
     revoked = session.execute(
         select(Token.revoked_at).where(Token.token_hash == caller.token_hash)
     ).scalar()
-    if revoked is not None:
+    refuse_if_revoked(caller, revoked is not None)
+
+
+def refuse_if_revoked(caller: Caller, revoked: bool) -> None:
+    """Raise 401 ``token_revoked`` if ``revoked`` (read by the caller's own statement, e.g. the
+    post path's share lock), dropping the token from this process's cache first."""
+    if revoked:
+        assert caller.token_hash is not None
         forget_token(caller.token_hash)
         raise TokenRevoked(revoked_message(caller.kind))
 

@@ -225,15 +225,18 @@ def _token_lines(session: Session, game_id: str) -> list[str]:
 def _rotate_director(session: Session, game_id: str, reason: str) -> tuple[int, str]:
     """Under the game's lock: revoke its live director token, issue a new one, audit both."""
     from api.auth import DIRECTOR
-    from api.store import audit, lock_game
-    from api.tokens import issue, revoke_live
-    from models.types import utcnow
+    from api.store import lock_game
+    from api.tokens import replace_token
 
     lock_game(session, game_id)
-    now = utcnow()
-    revoked = revoke_live(session, game_id, DIRECTOR, None, now)
-    token, row = issue(session, game_id, DIRECTOR, None, now)
-    detail = {"kind": DIRECTOR, "character": None, "reason": reason}
-    audit(session, game_id, "operator", "revoke_token", {**detail, "tokens": revoked})
-    audit(session, game_id, "operator", "issue_token", {**detail, "tokens": [row.id]})
+    revoked, token = replace_token(
+        session,
+        game_id,
+        DIRECTOR,
+        None,
+        reissue=True,
+        actor="operator",
+        detail={"reason": reason},
+    )
+    assert token is not None
     return len(revoked), token

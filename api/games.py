@@ -60,15 +60,21 @@ class _KeyTaken(Exception):
     """The idempotency key was stored by another request first: roll back and replay that one."""
 
 
+def _derived_tokens(key: str, game_id: str, names: list[str]) -> tuple[str, dict[str, str]]:
+    """The director's and each character's token of a game created under ``key``: the same
+    when first issued and on every replay."""
+    director = idempotency.derived_token(key, game_id, DIRECTOR)
+    players = {name: idempotency.derived_token(key, game_id, f"{PLAYER}:{name}") for name in names}
+    return director, players
+
+
 def _replay(stored: IdempotencyKey, key: str, request_hash: str) -> tuple[Response, int]:
     """The first response for ``key`` again, its tokens derived anew (422 for another body)."""
     idempotency.check_same_request(stored, request_hash)
     body = dict(stored.response)
-    body["director_token"] = idempotency.derived_token(key, stored.game_id, DIRECTOR)
-    body["player_tokens"] = {
-        name: idempotency.derived_token(key, stored.game_id, f"{PLAYER}:{name}")
-        for name in body["characters"]
-    }
+    body["director_token"], body["player_tokens"] = _derived_tokens(
+        key, stored.game_id, body["characters"]
+    )
     response = jsonify(body)
     response.headers["Idempotent-Replayed"] = "true"
     return response, stored.status
@@ -162,10 +168,7 @@ def create(body: dict[str, Any]) -> tuple[Response, int]:
         director_token = new_token()
         player_tokens = {name: new_token() for name in names}
     else:
-        director_token = idempotency.derived_token(key, game_id, DIRECTOR)
-        player_tokens = {
-            name: idempotency.derived_token(key, game_id, f"{PLAYER}:{name}") for name in names
-        }
+        director_token, player_tokens = _derived_tokens(key, game_id, names)
     created = {
         "id": game_id,
         "ruleset": body["ruleset"],

@@ -160,22 +160,13 @@ def openapi_document(max_content_length: int | None = None) -> dict[str, Any]:
         params += [
             {
                 "name": name,
-                "in": "query",
+                "in": where,
                 "required": False,
                 "schema": {"type": "string"},
                 "description": text,
             }
-            for name, text in spec.query.items()
-        ]
-        params += [
-            {
-                "name": name,
-                "in": "header",
-                "required": False,
-                "schema": {"type": "string"},
-                "description": text,
-            }
-            for name, text in spec.headers.items()
+            for where, optional in (("query", spec.query), ("header", spec.headers))
+            for name, text in optional.items()
         ]
         if params:
             operation["parameters"] = params

@@ -89,6 +89,6 @@ def ingest(game_id: str, body: dict[str, Any]) -> Response:
             results = ingest_posts(locked, posts, screened)
     else:
         # Other posts only add rows and read the game (诈尸): a share lock is enough.
-        with shared_game(game_id, caller, (len(posts), limit)) as (connection, game):
+        with shared_game(game_id, caller, len(posts), limit) as (connection, game):
             results = ingest_unvoted_posts(connection, meta.id, meta.ruleset, game, posts, screened)
     return jsonify(results[0] if single else {"results": results})

@@ -21,9 +21,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from api import cardrules
-from api.auth import Caller, forget_token, refuse_revoked, revoked_message
+from api.auth import Caller, refuse_if_revoked, refuse_revoked
 from api.database import db
-from api.errors import BadRequest, Conflict, NotFound, TokenRevoked
+from api.errors import BadRequest, Conflict, NotFound
 from api.gameplay import Game, GameCache, GameRuleError, events_to_dicts, rebuild_game
 from api.ratelimit import consume, consume_reading_game, settle
 from api.screening import Screened
@@ -31,7 +31,6 @@ from api.store import (
     append_events,
     audit,
     game_version_shared,
-    game_version_shared_for,
     get_game,
     load_events,
     lock_game,
@@ -172,7 +171,7 @@ def read_game(game_id: str) -> Iterator[tuple[Session, GameRow, Game]]:
 
 @contextmanager
 def shared_game(
-    game_id: str, caller: Caller | None = None, charge: tuple[int, tuple[int, int]] | None = None
+    game_id: str, caller: Caller, cost: int, limit: tuple[int, int]
 ) -> Iterator[tuple[Connection, Game]]:
     """A write transaction in which ``game_id`` is share-locked: its game may be read, not changed.
 
@@ -181,35 +180,32 @@ def shared_game(
     while concurrent share-lockers (other posts) do not queue behind each other on PostgreSQL.
     The game comes from this process's cache without being taken out of it (it is only read); a
     rebuilt one is offered to the cache after commit. Yields a Core connection (no ORM session:
-    on the hottest path its bookkeeping costs more than the SQL). With ``caller`` (identified
-    through the token cache), the statement that share-locks the game also confirms its token is
-    live: 401 ``token_revoked`` once it has been revoked.
+    on the hottest path its bookkeeping costs more than the SQL).
 
-    With ``charge`` (``(cost, limit)``, and a caller), the caller's posting rate limit is taken in
-    the same transaction (:func:`api.ratelimit.consume`: 429 past the limit, after any 404 or 401).
-    On SQLite, whose write transaction is exclusive anyway, one statement counts the posts and
-    reads the version and the revocation; on PostgreSQL the count comes last, after the body, so
-    that the window's row lock is held only for the commit.
+    ``caller`` was identified through the token cache: the statement that share-locks the game
+    also confirms its token is live (401 ``token_revoked`` once it has been revoked), and its
+    posting rate limit is charged ``cost`` posts in the same transaction
+    (:func:`api.ratelimit.consume`: 429 past ``limit``, after any 404 or 401). On SQLite, whose
+    write transaction is exclusive anyway, one statement counts the posts and reads the version
+    and the revocation; on PostgreSQL the count comes last, after the body, so that the window's
+    row lock is held only for the commit.
     """
+    token_hash = caller.token_hash
+    assert token_hash is not None
     with db().write_connection() as connection:
-        charge_after = charge
-        if caller is None or caller.token_hash is None:
-            if charge is not None:
-                raise ValueError("a rate-limit charge needs a caller with a token")
-            version = game_version_shared(connection, game_id)
-        elif charge is not None and connection.dialect.name == "sqlite":
-            cost, limit = charge
+        on_sqlite = connection.dialect.name == "sqlite"
+        if on_sqlite:
             count, found, revoked, now = consume_reading_game(
-                connection, caller.token_hash, cost, limit, game_id
+                connection, token_hash, cost, limit, game_id
             )
             if found is None:
                 raise NotFound(f"no game {game_id!r}")
-            _refuse_if_revoked(caller, revoked)
-            settle(connection, caller.token_hash, cost, limit, count, now)
-            version, charge_after = found, None
+            refuse_if_revoked(caller, revoked)
+            settle(connection, token_hash, cost, limit, count, now)
+            version = found
         else:
-            version, revoked = game_version_shared_for(connection, game_id, caller.token_hash)
-            _refuse_if_revoked(caller, revoked)
+            version, revoked = game_version_shared(connection, game_id, token_hash)
+            refuse_if_revoked(caller, revoked)
         game = cache().peek(game_id, version)
         rebuilt = game is None
         if game is None:
@@ -218,18 +214,10 @@ def shared_game(
                 events = load_events(session, game_id)[:version]
             game = rebuild_game(row.ruleset, row.seed, characters_of(row), events)
         yield connection, game
-        if charge_after is not None:
-            assert caller is not None and caller.token_hash is not None
-            consume(connection, caller.token_hash, charge_after[0], charge_after[1])
+        if not on_sqlite:
+            consume(connection, token_hash, cost, limit)
     if rebuilt:
         cache().put(game_id, version, game)
-
-
-def _refuse_if_revoked(caller: Caller, revoked: bool) -> None:
-    if revoked:
-        assert caller.token_hash is not None
-        forget_token(caller.token_hash)
-        raise TokenRevoked(revoked_message(caller.kind))
 
 
 # ---------------------------------------------------------------------------------------------

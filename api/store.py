@@ -47,11 +47,8 @@ def lock_game(session: Session, game_id: str) -> Game:
     return game
 
 
+# The caller's token is checked in the same statement (the post path's one round trip).
 _GAME_VERSION_SHARED = (
-    select(Game.version).where(Game.id == bindparam("game_id")).with_for_update(read=True)
-)
-# The same, with the caller's token checked in the same statement (the post path's round trip).
-_GAME_VERSION_SHARED_FOR_TOKEN = (
     select(
         Game.version,
         select(Token.revoked_at)
@@ -63,8 +60,10 @@ _GAME_VERSION_SHARED_FOR_TOKEN = (
 )
 
 
-def game_version_shared(connection: Connection, game_id: str) -> int:
-    """The game's committed version, with the row share-locked for the rest of the transaction.
+def game_version_shared(connection: Connection, game_id: str, token_hash: str) -> tuple[int, bool]:
+    """The game's committed version, with the row share-locked for the rest of the transaction,
+    and whether the token ``token_hash`` is revoked, in one statement: a request whose token came
+    from the process cache confirms it is still live without another round trip.
 
     PostgreSQL: ``SELECT ... FOR SHARE`` waits for any writer holding ``FOR UPDATE`` (so the
     version read is the latest committed one) and keeps later writers out until commit, while
@@ -72,21 +71,8 @@ def game_version_shared(connection: Connection, game_id: str) -> int:
     already ``BEGIN IMMEDIATE``, which excludes every other writer. A plain Core query: no ORM
     object, no JSON columns decoded. Raises 404 for an unknown game.
     """
-    version = connection.execute(_GAME_VERSION_SHARED, {"game_id": game_id}).scalar()
-    if version is None:
-        raise NotFound(f"no game {game_id!r}")
-    return int(version)
-
-
-def game_version_shared_for(
-    connection: Connection, game_id: str, token_hash: str
-) -> tuple[int, bool]:
-    """:func:`game_version_shared`, and whether the token ``token_hash`` is revoked, in one
-    statement: a request whose token came from the process cache confirms it is still live
-    without another round trip. Raises 404 for an unknown game.
-    """
     row = connection.execute(
-        _GAME_VERSION_SHARED_FOR_TOKEN, {"game_id": game_id, "token_hash": token_hash}
+        _GAME_VERSION_SHARED, {"game_id": game_id, "token_hash": token_hash}
     ).first()
     if row is None:
         raise NotFound(f"no game {game_id!r}")

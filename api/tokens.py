@@ -13,6 +13,7 @@ row), in a transaction that holds the game's lock, and is audited. Every endpoin
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +26,7 @@ from api.auth import DIRECTOR, PLAYER, hash_token, identify, new_token, require
 from api.database import db
 from api.errors import BadRequest
 from api.openapi import endpoint
+from api.referee import characters_of
 from api.store import audit, get_game, lock_game
 from models.game import Token
 from models.types import utcnow
@@ -68,23 +70,59 @@ def issue(
     return token, row
 
 
+def replace_token(
+    session: Session,
+    game_id: str,
+    kind: str,
+    character: str | None,
+    *,
+    reissue: bool,
+    actor: str,
+    detail: Mapping[str, Any],
+) -> tuple[list[int], str | None]:
+    """Revoke the holder's live tokens and, with ``reissue``, issue a new one, in one go; the
+    revoked row ids and the new token (None without ``reissue``).
+
+    Audited as ``revoke_token`` (only when a token was live) and ``issue_token``, each entry
+    holding ``detail`` (reason, ...) besides the kind, character and token row ids. Call with the
+    game locked, as for :func:`revoke_live`.
+    """
+    now = utcnow()
+    ids = revoke_live(session, game_id, kind, character, now)
+    entry = {"kind": kind, "character": character, **detail}
+    if ids:
+        audit(session, game_id, actor, "revoke_token", {**entry, "tokens": ids})
+    if not reissue:
+        return ids, None
+    token, row = issue(session, game_id, kind, character, now)
+    audit(session, game_id, actor, "issue_token", {**entry, "tokens": [row.id]})
+    return ids, token
+
+
 def _authorised_character(game_id: str, character: str) -> None:
     """401/403/404 for the caller, 400 for a character not in the game."""
     with db().read() as session:
         caller = identify(session)
         row = get_game(session, game_id)
         require(caller, game_id, DIRECTOR)
-        if character not in {p["character"] for p in row.players}:
+        if character not in characters_of(row):
             raise BadRequest(f"unknown character {character!r}", path="$.character")
 
 
-def _detail(body: dict[str, Any], ids: list[int]) -> dict[str, Any]:
-    return {
-        "kind": PLAYER,
-        "character": body["character"],
-        "tokens": ids,
-        "reason": body.get("reason", ""),
-    }
+def _change(game_id: str, body: dict[str, Any], *, reissue: bool) -> tuple[list[int], str | None]:
+    """The endpoints' work: the director's player-token change under the game's lock."""
+    _authorised_character(game_id, body["character"])
+    with db().write() as session:
+        lock_game(session, game_id)
+        return replace_token(
+            session,
+            game_id,
+            PLAYER,
+            body["character"],
+            reissue=reissue,
+            actor=body.get("director") or DIRECTOR,
+            detail={"reason": body.get("reason", "")},
+        )
 
 
 @endpoint(
@@ -104,13 +142,7 @@ def _detail(body: dict[str, Any], ids: list[int]) -> dict[str, Any]:
     "(`bansha token rotate-director`), never through the API.",
 )
 def revoke(game_id: str, body: dict[str, Any]) -> Response:
-    _authorised_character(game_id, body["character"])
-    actor = body.get("director") or DIRECTOR
-    with db().write() as session:
-        lock_game(session, game_id)
-        ids = revoke_live(session, game_id, PLAYER, body["character"], utcnow())
-        if ids:
-            audit(session, game_id, actor, "revoke_token", _detail(body, ids))
+    ids, _ = _change(game_id, body, reissue=False)
     return jsonify({"game_id": game_id, "character": body["character"], "revoked": len(ids)})
 
 
@@ -131,16 +163,7 @@ def revoke(game_id: str, body: dict[str, Any]) -> Response:
     "(`revoke_token`, `issue_token`).",
 )
 def reissue(game_id: str, body: dict[str, Any]) -> tuple[Response, int]:
-    _authorised_character(game_id, body["character"])
-    actor = body.get("director") or DIRECTOR
-    with db().write() as session:
-        lock_game(session, game_id)
-        now = utcnow()
-        ids = revoke_live(session, game_id, PLAYER, body["character"], now)
-        if ids:
-            audit(session, game_id, actor, "revoke_token", _detail(body, ids))
-        token, row = issue(session, game_id, PLAYER, body["character"], now)
-        audit(session, game_id, actor, "issue_token", _detail(body, [row.id]))
+    ids, token = _change(game_id, body, reissue=True)
     return jsonify(
         {
             "game_id": game_id,

@@ -61,6 +61,15 @@ def thread_label(thread: str) -> str:
     return label("threads", thread)
 
 
+def day_title(day: int) -> str:
+    """A game day as headings name it; day 0 is the setup before the first day.
+
+    >>> day_title(0), day_title(2)
+    ('开局', '第2天')
+    """
+    return "开局" if day == 0 else f"第{day}天"
+
+
 def ruleset_label(ruleset: str) -> str:
     """The ruleset's title for the new-game form."""
     return label("rulesets", ruleset)

@@ -32,6 +32,7 @@ from api.console.highlight import highlight, spans_from_findings
 from api.console.labels import (
     cause_label,
     colour_label,
+    day_title,
     label,
     labels,
     phase_label,
@@ -45,6 +46,7 @@ from api.gameplay import Game, action_from_json
 from api.referee import (
     THREADS,
     activity_counts,
+    characters_of,
     close_day,
     close_night,
     decide,
@@ -56,16 +58,15 @@ from api.referee import (
 from api.referee import give_card as referee_give_card
 from api.schema import SchemaError
 from api.store import audit, lock_game
-from api.tokens import issue, revoke_live
+from api.tokens import replace_token
 from game_rules import actions as act
-from game_rules.events import Announced, Substituted, Told, VoteCast
+from game_rules.events import Announced, Substituted, Told
 from game_rules.params import load_params
 from game_rules.penalties import CardColour
 from models.cards import Card, Decision, Suggestion
 from models.game import Game as GameRow
 from models.game import GameEvent, Token
 from models.posts import Post
-from models.types import utcnow
 
 #: the new-game form's rulesets: the seeds' three and their variant files (game_rules/rulesets)
 RULESETS = ("m72", "m08", "m08_12", "wa004", "wa004_consent")
@@ -568,7 +569,8 @@ def give_card(
 
 
 def votes_by_day(game: Game) -> dict[int, dict[str, dict[str, Any]]]:
-    """Each day's final ballots (voter -> {target, proxy, changes}) from the director's log."""
+    """Each day's final ballots (voter -> {target, proxy, changes, post_id}) from the director's
+    log: the one that stands (or stood at 关门)."""
     out: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
     for e in game.log:
         if type(e).__name__ != "VoteCast":
@@ -580,6 +582,7 @@ def votes_by_day(game: Game) -> dict[int, dict[str, dict[str, Any]]]:
             "target": getattr(e, "target", None),
             "proxy": bool(getattr(e, "proxy", False)),
             "changes": (before["changes"] + 1) if before else 0,
+            "post_id": getattr(e, "post_id", None),
         }
     return dict(out)
 
@@ -730,13 +733,6 @@ def substitute(game_id: str, *, character: str, player: str, actor_label: str) -
     return done.old_player, done.new_player
 
 
-def max_post_chars() -> int:
-    """The service's limit on one post body (``MAX_POST_CHARS``); last words are a post too."""
-    if has_app_context():
-        return int(current_app.config.get("MAX_POST_CHARS", 16_000))
-    return 16_000
-
-
 def leave_last_words(
     game_id: str, *, character: str, text: str | None, actor_label: str
 ) -> list[str]:
@@ -755,8 +751,10 @@ def leave_last_words(
         text = text.replace("\r\n", "\n").strip()
         if not text:
             raise ConsoleError("请粘贴遗言内容；不留遗言请选择“放弃遗言”")
-        if len(text) > max_post_chars():
-            raise ConsoleError(f"遗言不能超过{max_post_chars()}字")
+        # the service's limit on one post body: last words are a post too
+        limit = int(current_app.config["MAX_POST_CHARS"])
+        if len(text) > limit:
+            raise ConsoleError(f"遗言不能超过{limit}字")
     body = {"type": "last_words", "actor": character, "text": text}
     events = director_action(game_id, body, actor_label=actor_label)
     return [e.text for e in events if isinstance(e, Announced)]
@@ -830,23 +828,24 @@ def _change_player_token(
         raise unknown
     with db().write() as session:
         row = lock_game(session, game_id)
-        if character not in {p["character"] for p in row.players}:
+        if character not in characters_of(row):
             raise unknown
-        now = utcnow()
-        ids = revoke_live(session, game_id, PLAYER, character, now)
+        ids, token = replace_token(
+            session,
+            game_id,
+            PLAYER,
+            character,
+            reissue=reissue,
+            actor=actor_label,
+            detail={"reason": reason, "via": "console"},
+        )
         if expected_live is not None and ",".join(map(str, ids)) != expected_live:
-            # Rolled back with the transaction: the page the director acted on is out of date.
+            # Rolled back with the transaction (nothing revoked, issued or audited): the page the
+            # director acted on is out of date.
             raise ConsoleError(
                 f"「{character}」的令牌刚刚已经变动（重复提交，或有人同时操作），这次没有重发；"
                 "请确认下方的令牌状态后再操作"
             )
-        detail = {"kind": PLAYER, "character": character, "reason": reason, "via": "console"}
-        if ids:
-            audit(session, game_id, actor_label, "revoke_token", {**detail, "tokens": ids})
-        token = None
-        if reissue:
-            token, issued = issue(session, game_id, PLAYER, character, now)
-            audit(session, game_id, actor_label, "issue_token", {**detail, "tokens": [issued.id]})
     return TokenChange(character=character, revoked=len(ids), token=token)
 
 
@@ -897,7 +896,7 @@ def announcements_by_day(game: Game) -> list[dict[str, Any]]:
         out.append(
             {
                 "day": day,
-                "title": "开局" if day == 0 else f"第{day}天",
+                "title": day_title(day),
                 "lines": lines,
                 "text": "\n".join(lines),
                 "rows": textarea_rows(lines),
@@ -1022,9 +1021,10 @@ def pending_actions(game: Game) -> list[dict[str, Any]]:
     plans: dict[tuple[str, str], list[tuple[str, ...]]] = defaultdict(list)
     for a in options:
         key = (a.actor, a.skill)
-        group = groups.setdefault(
-            key,
-            {
+        group = groups.get(key)
+        if group is None:
+            # Built once per row, not per option (the prompt scans the log).
+            group = groups[key] = {
                 "actor": a.actor,
                 "skill": a.skill,
                 "skill_name": skill_label(a.skill),
@@ -1036,8 +1036,7 @@ def pending_actions(game: Game) -> list[dict[str, Any]]:
                 "reason": None,
                 "plan": None,
                 "prompt": _decision_prompt(game, *key) if key in state.decisions else None,
-            },
-        )
+            }
         if a.target is None:
             group["allow_none"] = True
         elif a.target not in group["targets"]:
@@ -1308,10 +1307,7 @@ def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
     chart_days = sorted({*counts, *range(1, max(game.state.day, 1) + 1)} - {0})
     out_day = {e.character: e.day for e in game.state.eliminations}
     return {
-        "days": [
-            {"day": d, "title": "开局" if d == 0 else f"第{d}天", "entries": days[d]}
-            for d in sorted(days)
-        ],
+        "days": [{"day": d, "title": day_title(d), "entries": days[d]} for d in sorted(days)],
         "chart": {
             "characters": list(game.characters),
             "days": chart_days,
@@ -1427,17 +1423,15 @@ def page_links(page: int, pages: int, around: int = 2) -> list[int | None]:
     return out
 
 
-def final_ballots(game: Game) -> dict[tuple[int, str], VoteCast]:
-    """Each (day, voter)'s last ballot in the log: the one that stands (or stood at 关门)."""
-    return {(e.day, e.voter): e for e in game.log if isinstance(e, VoteCast)}
-
-
-def _vote_view(post: Post, final: Mapping[tuple[int, str], VoteCast]) -> dict[str, str] | None:
+def _vote_view(
+    post: Post, final: Mapping[int, Mapping[str, Mapping[str, Any]]]
+) -> dict[str, str] | None:
     """How a vote-thread post counted: 有效 (and whether a later ballot replaced it) or not."""
     if post.thread != "vote":
         return None
     if post.zombie:
-        return {"status": "rejected", "status_name": "不计入", "detail": "诈尸：出局角色的投票不计"}
+        rejected = label("vote_status", "rejected")
+        return {"status": "rejected", "status_name": rejected, "detail": "诈尸：出局角色的投票不计"}
     vote = post.vote if isinstance(post.vote, Mapping) else None
     if vote is None:
         return None
@@ -1448,10 +1442,10 @@ def _vote_view(post: Post, final: Mapping[tuple[int, str], VoteCast]) -> dict[st
         out["detail"] = (f"投给{target}" if target else "弃权") + (
             "（改票）" if vote.get("is_change") else ""
         )
-        last = final.get((post.day, post.author))
-        if last is not None and last.post_id != post.forum_post_id:
-            now = f"投给{last.target}" if last.target else "弃权"
-            how = "导演代投" if last.proxy else "改票"
+        last = final.get(post.day, {}).get(post.author)
+        if last is not None and last["post_id"] != post.forum_post_id:
+            now = f"投给{last['target']}" if last["target"] else "弃权"
+            how = "导演代投" if last["proxy"] else "改票"
             out["later"] = f"已被之后的{how}取代（{now}）"
     else:
         out["detail"] = str(vote.get("message", ""))
@@ -1510,12 +1504,11 @@ def posts_page(
             .order_by(Suggestion.id)
         ):
             suggestions[s.post_id or 0].append((s, decision))
-    final = final_ballots(game)
+    final = votes_by_day(game)
     groups: list[dict[str, Any]] = []
     for post in posts:
         if not groups or groups[-1]["day"] != post.day:
-            title = "开局" if post.day == 0 else f"第{post.day}天"
-            groups.append({"day": post.day, "title": title, "posts": []})
+            groups.append({"day": post.day, "title": day_title(post.day), "posts": []})
         findings = [f for f in post.findings if f.get("category") != "water"]
         linked = [_post_suggestion_view(s, d) for s, d in suggestions.get(post.id, [])]
         groups[-1]["posts"].append(
@@ -1545,7 +1538,10 @@ def posts_page(
         "filters": filters,
         "query": filters.query_args(),
         "characters": list(game.characters),
-        "days": sorted({*post_days, *range(1, max(game.state.day, 1) + 1)}),
+        "days": [
+            {"day": d, "title": day_title(d)}
+            for d in sorted({*post_days, *range(1, max(game.state.day, 1) + 1)})
+        ],
         "threads": {t: thread_label(t) for t in THREADS},
     }
 

@@ -15,6 +15,7 @@ from urllib.parse import quote
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import event
 
 from api import create_app
 from models.migrate import upgrade
@@ -201,6 +202,48 @@ def serve() -> Callable[[Flask], AbstractContextManager[int]]:
 def concurrently() -> Callable[[int, Callable[[int], Any]], list[Any]]:
     """``concurrently(n, fn)`` calls ``fn(0)`` … ``fn(n - 1)`` from n threads released together."""
     return run_concurrently
+
+
+@pytest.fixture
+def make_app() -> Iterator[Callable[..., Flask]]:
+    """``make_app(url, **config)``: another service over ``url`` (a second worker, or the same
+    one after a restart) with the test configuration, ``config`` overriding it; each is disposed
+    at the end of the test (disposing one earlier, e.g. before a restart, is harmless)."""
+    made: list[Flask] = []
+
+    def make(url: str, **config: Any) -> Flask:
+        app = create_app({"DATABASE_URL": url, **SERVICE_CONFIG, **config})
+        made.append(app)
+        return app
+
+    yield make
+    for app in made:
+        app.extensions["bansha_db"].dispose()
+
+
+@contextmanager
+def capture_statements(app: Flask) -> Iterator[list[str]]:
+    """Every SQL statement ``app`` runs inside the block (whitespace collapsed, upper case)."""
+    database = app.extensions["bansha_db"]
+    seen: list[str] = []
+
+    def hook(*args: Any) -> None:
+        seen.append(" ".join(str(args[2]).split()).upper())
+
+    engines = {database.write_engine, database.read_engine}
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", hook)
+    try:
+        yield seen
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", hook)
+
+
+@pytest.fixture
+def statements() -> Callable[[Flask], AbstractContextManager[list[str]]]:
+    """``with statements(app) as seen:`` collects the SQL ``app`` runs in the block."""
+    return capture_statements
 
 
 def create_dealt_game(app: Flask, seed: str) -> tuple[str, dict[str, str]]:

@@ -16,13 +16,11 @@ import pytest
 from flask import Flask
 from sqlalchemy import func, select, text
 
-from api import create_app
 from api import idempotency as idem
 from models.game import Game, Token
 from models.idempotency import IdempotencyKey
 
 PLAYERS = [f"软件{i}" for i in range(1, 13)]
-CONFIG = {"RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
 
 
 def _body(seed: str = "idem", **extra: Any) -> dict[str, Any]:
@@ -154,41 +152,31 @@ def test_the_database_holds_no_usable_token(app: Flask) -> None:
     assert "director_token" not in stored.response and "player_tokens" not in stored.response
 
 
-def test_replays_survive_a_restart(db_url: str) -> None:
+def test_replays_survive_a_restart(db_url: str, make_app: Any) -> None:
     key = _key()
-    first = create_app({"DATABASE_URL": db_url, **CONFIG})
+    first = make_app(db_url)
     created = _create(first, _body(), key).get_json()
     first.extensions["bansha_db"].dispose()
-    second = create_app({"DATABASE_URL": db_url, **CONFIG})  # another worker, or after a restart
-    try:
-        again = _create(second, _body(), key)
-        assert again.status_code == 201 and again.get_json() == created
-        assert _count(second, Game) == 1
-    finally:
-        second.extensions["bansha_db"].dispose()
+    second = make_app(db_url)  # another worker, or after a restart
+    again = _create(second, _body(), key)
+    assert again.status_code == 201 and again.get_json() == created
+    assert _count(second, Game) == 1
 
 
-def test_keys_are_scoped_by_the_creating_credential(db_url: str) -> None:
+def test_keys_are_scoped_by_the_creating_credential(db_url: str, make_app: Any) -> None:
     key = _key()
-    apps = [
-        create_app({"DATABASE_URL": db_url, "ADMIN_TOKEN": admin, **CONFIG})
-        for admin in ("admin-one", "admin-two", None)
-    ]
-    try:
-        one = _create(apps[0], _body(), key, "admin-one")
-        assert one.status_code == 201
-        assert _create(apps[0], _body(), key, "admin-one").get_json()["id"] == one.get_json()["id"]
-        # the same key under another admin token, or from the public, is another caller's key
-        two = _create(apps[1], _body(), key, "admin-two")
-        public = _create(apps[2], _body(), key)
-        ids = {one.get_json()["id"], two.get_json()["id"], public.get_json()["id"]}
-        assert len(ids) == 3 and _count(apps[0], IdempotencyKey) == 3
-        # the admin check still comes first: no replay for a caller without the admin token
-        assert _create(apps[0], _body(), key).status_code == 401
-        assert _create(apps[0], _body(), key, "admin-two").status_code == 403
-    finally:
-        for app in apps:
-            app.extensions["bansha_db"].dispose()
+    apps = [make_app(db_url, ADMIN_TOKEN=admin) for admin in ("admin-one", "admin-two", None)]
+    one = _create(apps[0], _body(), key, "admin-one")
+    assert one.status_code == 201
+    assert _create(apps[0], _body(), key, "admin-one").get_json()["id"] == one.get_json()["id"]
+    # the same key under another admin token, or from the public, is another caller's key
+    two = _create(apps[1], _body(), key, "admin-two")
+    public = _create(apps[2], _body(), key)
+    ids = {one.get_json()["id"], two.get_json()["id"], public.get_json()["id"]}
+    assert len(ids) == 3 and _count(apps[0], IdempotencyKey) == 3
+    # the admin check still comes first: no replay for a caller without the admin token
+    assert _create(apps[0], _body(), key).status_code == 401
+    assert _create(apps[0], _body(), key, "admin-two").status_code == 403
 
 
 def test_a_lost_race_rolls_back_and_replays_the_winner(

@@ -16,12 +16,10 @@ from alembic import command
 from sqlalchemy import inspect, text
 from sqlalchemy.exc import DBAPIError
 
-from api import create_app
 from models.database import make_engine
 from models.migrate import alembic_config, current_revision, upgrade
 
 PLAYERS = [f"软件{i}" for i in range(1, 13)]
-CONFIG = {"RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
@@ -77,11 +75,13 @@ def _post(forum_id: str, body: str) -> dict[str, Any]:
     }
 
 
-def test_upgrade_from_0002_keeps_the_data_and_the_tokens(two_urls: tuple[str, str]) -> None:
+def test_upgrade_from_0002_keeps_the_data_and_the_tokens(
+    two_urls: tuple[str, str], make_app: Any
+) -> None:
     used, fresh = two_urls
     # A database in use: a game, two posts, a card.
     upgrade(used)
-    app = create_app({"DATABASE_URL": used, **CONFIG})
+    app = make_app(used)
     client = app.test_client()
     game = client.post(
         "/api/games", json={"ruleset": "m72", "players": PLAYERS, "seed": "migrate"}
@@ -113,36 +113,32 @@ def test_upgrade_from_0002_keeps_the_data_and_the_tokens(two_urls: tuple[str, st
     assert "uq_idempotency_keys_scope_key_hash" in after["tables"]["idempotency_keys"][1]
     assert set(after["triggers"]) > set(at_0002["triggers"])  # 0002's triggers are all kept
 
-    app = create_app({"DATABASE_URL": used, **CONFIG})
+    app = make_app(used)
     client = app.test_client()
-    try:
-        # Old tokens are live: the director's and every player's.
-        view = client.get(f"/api/games/{gid}/view", headers=director).get_json()
-        assert view["kind"] == "director"
-        for character, token in game["player_tokens"].items():
-            me = client.get(f"/api/games/{gid}/view", headers=_auth(token)).get_json()["me"]
-            assert me["character"] == character
-        # The data is intact: a retried post is still a duplicate, the card still in the ledger.
-        again = client.post(
-            f"/api/games/{gid}/posts", json=_post("m2", "你个ＳＢ"), headers=director
-        )
-        assert again.get_json()["duplicate"] is True
-        cards = client.get(f"/api/games/{gid}/cards", headers=director).get_json()
-        ledger = next(p for p in cards["players"] if p["character"] == "软件3")
-        assert len(ledger["cards"]) == 1 and ledger["cards"][0]["reason"].endswith("迁移前")
-        # Revocation and idempotency keys work on the upgraded database.
-        revoked = client.post(
-            f"/api/games/{gid}/tokens/revoke", json={"character": "软件3"}, headers=director
-        )
-        assert revoked.get_json()["revoked"] == 1
-        old = _auth(game["player_tokens"]["软件3"])
-        assert client.get(f"/api/games/{gid}/view", headers=old).status_code == 401
-        key = {"Idempotency-Key": str(uuid.uuid4())}
-        body = {"ruleset": "m72", "players": PLAYERS, "seed": "after"}
-        first = client.post("/api/games", json=body, headers=key).get_json()
-        assert client.post("/api/games", json=body, headers=key).get_json() == first
-    finally:
-        app.extensions["bansha_db"].dispose()
+    # Old tokens are live: the director's and every player's.
+    view = client.get(f"/api/games/{gid}/view", headers=director).get_json()
+    assert view["kind"] == "director"
+    for character, token in game["player_tokens"].items():
+        me = client.get(f"/api/games/{gid}/view", headers=_auth(token)).get_json()["me"]
+        assert me["character"] == character
+    # The data is intact: a retried post is still a duplicate, the card still in the ledger.
+    again = client.post(f"/api/games/{gid}/posts", json=_post("m2", "你个ＳＢ"), headers=director)
+    assert again.get_json()["duplicate"] is True
+    cards = client.get(f"/api/games/{gid}/cards", headers=director).get_json()
+    ledger = next(p for p in cards["players"] if p["character"] == "软件3")
+    assert len(ledger["cards"]) == 1 and ledger["cards"][0]["reason"].endswith("迁移前")
+    # Revocation and idempotency keys work on the upgraded database.
+    revoked = client.post(
+        f"/api/games/{gid}/tokens/revoke", json={"character": "软件3"}, headers=director
+    )
+    assert revoked.get_json()["revoked"] == 1
+    old = _auth(game["player_tokens"]["软件3"])
+    assert client.get(f"/api/games/{gid}/view", headers=old).status_code == 401
+    key = {"Idempotency-Key": str(uuid.uuid4())}
+    body = {"ruleset": "m72", "players": PLAYERS, "seed": "after"}
+    first = client.post("/api/games", json=body, headers=key).get_json()
+    assert client.post("/api/games", json=body, headers=key).get_json() == first
+    app.extensions["bansha_db"].dispose()  # the service is done before the raw check
 
     # 0002's append-only triggers still hold after 0003.
     engine = make_engine(used)

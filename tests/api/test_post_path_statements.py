@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask
-from sqlalchemy import event, text
+from sqlalchemy import text
 
-from api import create_app
 from api.auth import DIRECTOR
 from api.store import lock_game
 from api.tokens import revoke_live
@@ -39,25 +38,14 @@ def _stored(app: Flask) -> tuple[list[str], int]:
 
 
 def test_a_clean_post_runs_the_fewest_statements_in_lock_order(
-    any_app: Flask, dealt_game: Any
+    any_app: Flask, dealt_game: Any, statements: Any
 ) -> None:
     gid, auth = dealt_game(any_app, "statements")
     client = any_app.test_client()
     assert client.post(f"/api/games/{gid}/posts", json=_post("warm"), headers=auth).status_code
     database = any_app.extensions["bansha_db"]
-    seen: list[str] = []
-
-    def hook(*args: Any) -> None:
-        seen.append(" ".join(str(args[2]).split()).upper())
-
-    engines = {database.write_engine, database.read_engine}
-    for engine in engines:
-        event.listen(engine, "before_cursor_execute", hook)
-    try:
+    with statements(any_app) as seen:
         r = client.post(f"/api/games/{gid}/posts", json=_post("clean-1"), headers=auth)
-    finally:
-        for engine in engines:
-            event.remove(engine, "before_cursor_execute", hook)
     assert r.status_code == 200 and r.get_json()["duplicate"] is False
     if database.is_sqlite:
         begin, counted, stored = seen
@@ -74,42 +62,34 @@ def test_a_clean_post_runs_the_fewest_statements_in_lock_order(
 
 
 def test_a_post_over_the_rate_limit_is_refused_and_stores_nothing(
-    any_url: str, dealt_game: Any
+    any_url: str, dealt_game: Any, make_app: Any
 ) -> None:
-    app = create_app(
-        {"DATABASE_URL": any_url, "RATE_LIMIT_POSTS": (2, 3600), "USE_CLASSIFIER": False}
-    )
-    try:
-        gid, auth = dealt_game(app, "limited")
-        client = app.test_client()
-        url = f"/api/games/{gid}/posts"
-        assert [client.post(url, json=_post(f"p{i}"), headers=auth).status_code for i in range(2)]
-        refused = client.post(url, json=_post("p2", "你个ＳＢ"), headers=auth)
-        assert refused.status_code == 429
-        assert refused.get_json()["error"]["code"] == "rate_limited"
-        assert int(refused.headers["Retry-After"]) > 0
-        assert _stored(app) == (["p0", "p1"], 2)  # neither the post nor a unit spent
-        queue = client.get(f"/api/games/{gid}/suggestions", headers=auth).get_json()
-        assert queue["suggestions"] == []  # the offending post left no suggestion either
-    finally:
-        app.extensions["bansha_db"].dispose()
+    app = make_app(any_url, RATE_LIMIT_POSTS=(2, 3600))
+    gid, auth = dealt_game(app, "limited")
+    client = app.test_client()
+    url = f"/api/games/{gid}/posts"
+    assert [client.post(url, json=_post(f"p{i}"), headers=auth).status_code for i in range(2)]
+    refused = client.post(url, json=_post("p2", "你个ＳＢ"), headers=auth)
+    assert refused.status_code == 429
+    assert refused.get_json()["error"]["code"] == "rate_limited"
+    assert int(refused.headers["Retry-After"]) > 0
+    assert _stored(app) == (["p0", "p1"], 2)  # neither the post nor a unit spent
+    queue = client.get(f"/api/games/{gid}/suggestions", headers=auth).get_json()
+    assert queue["suggestions"] == []  # the offending post left no suggestion either
 
 
-def test_a_revoked_token_at_its_limit_is_told_it_is_revoked(any_url: str, dealt_game: Any) -> None:
-    app = create_app(
-        {"DATABASE_URL": any_url, "RATE_LIMIT_POSTS": (1, 3600), "USE_CLASSIFIER": False}
-    )
-    try:
-        gid, auth = dealt_game(app, "revoked")
-        client = app.test_client()
-        url = f"/api/games/{gid}/posts"
-        assert client.post(url, json=_post("p0"), headers=auth).status_code == 200  # cached now
-        with app.extensions["bansha_db"].write() as session:
-            lock_game(session, gid)
-            assert revoke_live(session, gid, DIRECTOR, None, utcnow())
-        refused = client.post(url, json=_post("p1"), headers=auth)
-        assert refused.status_code == 401  # not 429, though the limit is reached as well
-        assert refused.get_json()["error"]["code"] == "token_revoked"
-        assert _stored(app) == (["p0"], 1)
-    finally:
-        app.extensions["bansha_db"].dispose()
+def test_a_revoked_token_at_its_limit_is_told_it_is_revoked(
+    any_url: str, dealt_game: Any, make_app: Any
+) -> None:
+    app = make_app(any_url, RATE_LIMIT_POSTS=(1, 3600))
+    gid, auth = dealt_game(app, "revoked")
+    client = app.test_client()
+    url = f"/api/games/{gid}/posts"
+    assert client.post(url, json=_post("p0"), headers=auth).status_code == 200  # cached now
+    with app.extensions["bansha_db"].write() as session:
+        lock_game(session, gid)
+        assert revoke_live(session, gid, DIRECTOR, None, utcnow())
+    refused = client.post(url, json=_post("p1"), headers=auth)
+    assert refused.status_code == 401  # not 429, though the limit is reached as well
+    assert refused.get_json()["error"]["code"] == "token_revoked"
+    assert _stored(app) == (["p0"], 1)

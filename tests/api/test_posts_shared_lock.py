@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from sqlalchemy import event
 
 from api.gameplay import GameCache
 from api.referee import ingest_unvoted_posts
@@ -84,27 +83,16 @@ def test_concurrent_batches_sharing_ids_in_any_order_store_each_once(
 
 
 def test_a_clean_discussion_post_is_one_insert_and_no_exclusive_lock(
-    any_app: Flask, dealt_game: Any
+    any_app: Flask, dealt_game: Any, statements: Any
 ) -> None:
     gid, auth = dealt_game(any_app, "statements")
     client = any_app.test_client()
     client.post(f"/api/games/{gid}/posts", json=_post("warm", "软件1", "过"), headers=auth)
     database = any_app.extensions["bansha_db"]
-    seen: list[str] = []
-
-    def hook(*args: Any) -> None:
-        seen.append(" ".join(str(args[2]).split()).upper())
-
-    engines = {database.write_engine, database.read_engine}
-    for engine in engines:
-        event.listen(engine, "before_cursor_execute", hook)
-    try:
+    with statements(any_app) as seen:
         r = client.post(
             f"/api/games/{gid}/posts", json=_post("clean-1", "软件2", "站边软件5"), headers=auth
         )
-    finally:
-        for engine in engines:
-            event.remove(engine, "before_cursor_execute", hook)
     assert r.status_code == 200 and r.get_json()["duplicate"] is False
     assert not any("FOR UPDATE" in s for s in seen)
     assert not any(s.startswith("SELECT POSTS.") for s in seen)  # no look-up before the insert

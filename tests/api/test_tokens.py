@@ -12,7 +12,6 @@ from flask import Flask
 from sqlalchemy import select, text, update
 from sqlalchemy.exc import DBAPIError
 
-from api import create_app
 from api.auth import hash_token
 from api.cli import token_main
 from api.openapi import ENDPOINTS
@@ -22,7 +21,6 @@ from models.migrate import upgrade
 from models.types import utcnow
 
 PLAYERS = [f"软件{i}" for i in range(1, 13)]
-CONFIG = {"RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
 
 
 # ``any_url`` and ``any_app`` (conftest) run a test on SQLite and on PostgreSQL.
@@ -263,54 +261,49 @@ def test_rotating_the_director_token(
 
 
 def test_a_revoked_cached_token_is_refused_on_the_first_request_after(
-    any_url: str, any_app: Flask, capsys: pytest.CaptureFixture[str]
+    any_url: str, any_app: Flask, make_app: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Several workers hold the director token in their token cache; a revocation made elsewhere
     reaches each on its very next request, whichever path that request takes."""
     game = _game(any_app)
     token = game["director_token"]
     posts = f"/api/games/{game['id']}/posts"
-    workers = [any_app] + [create_app({"DATABASE_URL": any_url, **CONFIG}) for _ in range(3)]
-    try:
-        clients = [w.test_client() for w in workers]
-        for i, client in enumerate(clients):  # each worker caches the token
-            assert client.post(posts, json=_post(f"w{i}"), headers=_auth(token)).status_code == 200
-        _rotate(any_url, game["id"], capsys)
-        first_requests = [
-            (posts, _post("late-discussion")),  # the share-lock path
-            (posts, _post("late-vote", thread="vote")),  # the exclusive-lock path
-            (posts, _post("late-author", author="路人")),  # refused before any transaction
-            ("/api/games/nosuchgame/posts", _post("late-game")),  # likewise
-        ]
-        for client, (path, body) in zip(clients, first_requests, strict=True):
-            refused = client.post(path, json=body, headers=_auth(token))
-            assert refused.status_code == 401, (path, body["forum_post_id"])
-            assert refused.get_json()["error"]["code"] == "token_revoked"
-    finally:
-        for worker in workers[1:]:
-            worker.extensions["bansha_db"].dispose()
+    workers = [any_app] + [make_app(any_url) for _ in range(3)]
+    clients = [w.test_client() for w in workers]
+    for i, client in enumerate(clients):  # each worker caches the token
+        assert client.post(posts, json=_post(f"w{i}"), headers=_auth(token)).status_code == 200
+    _rotate(any_url, game["id"], capsys)
+    first_requests = [
+        (posts, _post("late-discussion")),  # the share-lock path
+        (posts, _post("late-vote", thread="vote")),  # the exclusive-lock path
+        (posts, _post("late-author", author="路人")),  # refused before any transaction
+        ("/api/games/nosuchgame/posts", _post("late-game")),  # likewise
+    ]
+    for client, (path, body) in zip(clients, first_requests, strict=True):
+        refused = client.post(path, json=body, headers=_auth(token))
+        assert refused.status_code == 401, (path, body["forum_post_id"])
+        assert refused.get_json()["error"]["code"] == "token_revoked"
     with any_app.extensions["bansha_db"].read() as session:
         stored = session.execute(text("SELECT forum_post_id FROM posts ORDER BY id")).scalars()
         assert list(stored) == ["w0", "w1", "w2", "w3"]  # nothing of the refused posts
 
 
-def test_revocation_survives_a_restart(db_url: str, capsys: pytest.CaptureFixture[str]) -> None:
-    first = create_app({"DATABASE_URL": db_url, **CONFIG})
+def test_revocation_survives_a_restart(
+    db_url: str, make_app: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = make_app(db_url)
     game = _game(first)
     assert _revoke(first, game, "软件4").status_code == 200
     _rotate(db_url, game["id"], capsys)
     first.extensions["bansha_db"].dispose()
-    restarted = create_app({"DATABASE_URL": db_url, **CONFIG})
-    try:
-        client = restarted.test_client()
-        for token in (game["player_tokens"]["软件4"], game["director_token"]):
-            response = client.get(f"/api/games/{game['id']}/view", headers=_auth(token))
-            assert response.status_code == 401
-            assert response.get_json()["error"]["code"] == "token_revoked"
-        live = _auth(game["player_tokens"]["软件5"])
-        assert client.get(f"/api/games/{game['id']}/view", headers=live).status_code == 200
-    finally:
-        restarted.extensions["bansha_db"].dispose()
+    restarted = make_app(db_url)
+    client = restarted.test_client()
+    for token in (game["player_tokens"]["软件4"], game["director_token"]):
+        response = client.get(f"/api/games/{game['id']}/view", headers=_auth(token))
+        assert response.status_code == 401
+        assert response.get_json()["error"]["code"] == "token_revoked"
+    live = _auth(game["player_tokens"]["软件5"])
+    assert client.get(f"/api/games/{game['id']}/view", headers=live).status_code == 200
 
 
 def test_token_cli_lists_and_refuses_bad_input(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Iterator
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +79,16 @@ class Console:
     def make_game(
         self, roles: dict[str, str] | None = None, seed: str = "console"
     ) -> dict[str, Any]:
-        body = {"ruleset": "m72", "players": M72_PLAYERS, "roles": roles or M72_ROLES, "seed": seed}
+        return self.new_game("m72", M72_PLAYERS, roles or M72_ROLES, seed)
+
+    def new_game(
+        self, ruleset: str, players: list[str], roles: dict[str, str] | None = None,
+        seed: str = "console",
+    ) -> dict[str, Any]:  # fmt: skip
+        """A game created through the API (``roles`` None: the seed deals)."""
+        body: dict[str, Any] = {"ruleset": ruleset, "players": players, "seed": seed}
+        if roles is not None:
+            body["roles"] = roles
         response = self.client.post("/api/games", json=body)
         assert response.status_code == 201, response.get_json()
         data: dict[str, Any] = response.get_json()
@@ -146,6 +156,38 @@ class Console:
         response = self.client.get(path)
         assert response.status_code == 200, (path, response.status_code)
         return response.get_data(as_text=True)
+
+    def create_in_form(self, ruleset: str, count: int, seed: str) -> Any:
+        """POST the new-game form for characters 角色1 … 角色``count``; the response."""
+        players = "\n".join(f"角色{i}" for i in range(1, count + 1))
+        return self.client.post(
+            "/new",
+            data={"csrf_token": self.csrf("/new"), "ruleset": ruleset, "players": players,
+                  "seed": seed},
+        )  # fmt: skip
+
+    def settle(self) -> None:
+        """Enter every offered skill with its first target (and a 指杀理由 where the row asks for
+        one), then let the deadline pass if offered."""
+        for _ in range(40):
+            html = self.html("/day")
+            form = re.search(
+                r'name="actor" value="([^"]+)">\s*'
+                r'<input type="hidden" name="skill" value="([^"]+)">'
+                r'\s*<select name="target">\s*<option value="([^"]*)"(.*?)</form>',
+                html,
+                re.S,
+            )
+            if form is None:
+                break
+            actor, skill, target, rest = (unescape(g) for g in form.groups())
+            data = {"actor": actor, "skill": skill, "target": target}
+            if 'name="reason"' in rest:
+                data["reason"] = "刀人"
+            self.form("/action", data, page="/day")
+            assert f"已记录：{actor}的行动" in self.html("/day"), (actor, skill, target)
+        if 'id="deadline"' in self.html("/day"):
+            self.form("/deadline", {}, page="/day")
 
 
 @pytest.fixture

@@ -110,10 +110,7 @@ def act(console: Any, data: dict[str, Any]) -> str:
 
 def create(console: Any, ruleset: str, players: list[str], roles: dict[str, str], seed: str
            ) -> dict[str, Any]:  # fmt: skip
-    body = {"ruleset": ruleset, "players": players, "roles": roles, "seed": seed}
-    response = console.client.post("/api/games", json=body)
-    assert response.status_code == 201, response.get_json()
-    data: dict[str, Any] = response.get_json()
+    data: dict[str, Any] = console.new_game(ruleset, players, roles, seed)
     console.login(data["director_token"])
     return data
 
@@ -334,12 +331,7 @@ def test_new_game_form_offers_and_creates_the_variants(
         form,
     )
     assert offered is not None and offered.groups() == (title, str(count))
-    players = "\n".join(f"角色{i}" for i in range(1, count + 1))
-    response = console.client.post(
-        "/new",
-        data={"csrf_token": console.csrf("/new"), "ruleset": ruleset, "players": players,
-              "seed": "variant"},
-    )  # fmt: skip
+    response = console.create_in_form(ruleset, count, "variant")
     assert response.status_code == 200, response.get_data(as_text=True)
     html = response.get_data(as_text=True)
     assert len(re.findall(r'<tr class="faction-\w+">', html)) == count

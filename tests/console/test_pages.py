@@ -489,40 +489,12 @@ def test_unknown_console_page_is_html(console: Any, game: dict[str, Any]) -> Non
     assert "建议编号无效" in console.html("/queue")
 
 
-def settle(console: Any) -> None:
-    """Enter every offered skill with its first target (and a 指杀理由 where the row asks for one),
-    then let the deadline pass if offered."""
-    for _ in range(40):
-        html = console.html("/day")
-        form = re.search(
-            r'name="actor" value="([^"]+)">\s*<input type="hidden" name="skill" value="([^"]+)">'
-            r'\s*<select name="target">\s*<option value="([^"]*)"(.*?)</form>',
-            html,
-            re.S,
-        )
-        if form is None:
-            break
-        actor, skill, target, rest = (unescape(g) for g in form.groups())
-        data = {"actor": actor, "skill": skill, "target": target}
-        if 'name="reason"' in rest:
-            data["reason"] = "刀人"
-        console.form("/action", data, page="/day")
-        assert f"已记录：{actor}的行动" in console.html("/day"), (actor, skill, target)
-    if 'id="deadline"' in console.html("/day"):
-        console.form("/deadline", {}, page="/day")
-
-
 @pytest.mark.parametrize(
     ("ruleset", "count"),
     [("m08", 11), ("wa004", 13), ("m72", 12), ("m08_12", 12), ("wa004_consent", 13)],
 )
 def test_every_ruleset_plays_through_the_pages(console: Any, ruleset: str, count: int) -> None:
-    players = "\n".join(f"角色{i}" for i in range(1, count + 1))
-    response = console.client.post(
-        "/new",
-        data={"csrf_token": console.csrf("/new"), "ruleset": ruleset, "players": players,
-              "seed": "every-ruleset"},
-    )  # fmt: skip
+    response = console.create_in_form(ruleset, count, "every-ruleset")
     assert response.status_code == 200, response.get_data(as_text=True)
     token = re.search(r'id="director-token" value="([^"]+)"', response.get_data(as_text=True))
     game_id = re.search(r"#([0-9a-f]{16})", response.get_data(as_text=True))
@@ -530,14 +502,14 @@ def test_every_ruleset_plays_through_the_pages(console: Any, ruleset: str, count
     game = {"id": game_id.group(1), "director_token": token.group(1)}
     for path in PAGES:
         console.html(path)
-    settle(console)
+    console.settle()
     console.post(game, "角色1", "你这个傻逼")
     console.form("/day/close", {}, page="/day")
     night = console.html("/day")
     assert "第1天 夜晚" in night or "待处理的决定" in night
     for path in PAGES:
         console.html(path)
-    settle(console)
+    console.settle()
     console.form("/night/close", {}, page="/day")
     for path in PAGES:
         html = console.html(path)
@@ -580,15 +552,12 @@ def test_red_with_faction_lost_ends_the_game(console: Any, game: dict[str, Any])
 
 def test_m08_sheriff_weight_in_tally(console: Any) -> None:
     players = ["穗乃果", "绘里", "小鸟", "海未", "凛", "真姬", "希", "花阳", "妮可", "千歌", "梨子"]
-    created = console.client.post(
-        "/api/games", json={"ruleset": "m08", "players": players, "seed": "m08-weight"}
-    ).get_json()
-    game = {"id": created["id"], "director_token": created["director_token"]}
+    game = console.new_game("m08", players, seed="m08-weight")
     for voter in players:
         console.post(game, voter, "投票对象：穗乃果\n投票理由：竞岗", thread="vote")
     console.login(game["director_token"])
     console.form("/day/close", {"accelerated": "1"}, page="/day")
-    settle(console)
+    console.settle()
     console.form("/night/close", {}, page="/day")
     if 'id="deadline"' in console.html("/day"):
         console.form("/deadline", {}, page="/day")

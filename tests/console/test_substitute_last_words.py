@@ -204,17 +204,12 @@ def test_last_words_need_csrf(app: Flask, console: Any, game: dict[str, Any]) ->
 def test_day_vote_words_wait_for_the_next_day(console: Any) -> None:
     """M08: a day-2 vote elimination's words are announced when day 3 starts, not at once."""
     players = ["穗乃果", "绘里", "小鸟", "海未", "凛", "真姬", "希", "花阳", "妮可", "千歌", "梨子"]
-    created = console.client.post(
-        "/api/games", json={"ruleset": "m08", "players": players, "seed": "m08-words"}
-    ).get_json()
-    game = {"id": created["id"], "director_token": created["director_token"]}
+    game = console.new_game("m08", players, seed="m08-words")
     console.login(game["director_token"])
-    from tests.console.test_pages import settle
-
     console.form("/day/close", {"accelerated": "1"}, page="/day")  # day 1: sheriff election
-    settle(console)
+    console.settle()
     console.form("/night/close", {}, page="/day")
-    settle(console)
+    console.settle()
     living = console.client.get(f"/api/games/{game['id']}/view").get_json()["living"]
     target = living[0]
     day = console.client.get(f"/api/games/{game['id']}/view").get_json()["day"]
