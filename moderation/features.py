@@ -33,7 +33,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from scipy import sparse
@@ -42,6 +42,9 @@ from moderation.normalize import NormalizedText, normalize
 
 # Bump whenever the token stream changes: a model trained on other tokens would silently mis-score.
 FEATURE_VERSION = 1
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 # Longer letter runs are prose (English, URLs), not an evasion: they stay letters.
 _MAX_PINYIN_RUN = 40
@@ -161,24 +164,33 @@ def _pypinyin_tables() -> tuple[re.Pattern[str], Any, dict[str, Any]]:
     return chunks, prefixes, PHRASES_DICT
 
 
-class _SegmentPinyin(dict[str, tuple[str, ...]]):
-    """``lazy_pinyin`` of one phrase-dictionary word or one character (a bounded set: cached).
+class _Memo(dict[_K, _V]):
+    """A dict that fills itself with ``compute(key)`` on first sight, up to ``limit`` entries.
 
-    A dict that fills itself, so a known segment costs one C-level lookup (``lru_cache`` spent
-    more on its bookkeeping than on the lookup).
+    A known key then costs one C-level lookup (``lru_cache`` spends more on its bookkeeping than
+    the lookups these memos serve, which run for every post screened).
     """
 
-    def __missing__(self, segment: str) -> tuple[str, ...]:
-        from pypinyin import lazy_pinyin
+    def __init__(self, compute: Callable[[_K], _V], limit: int = 1 << 16) -> None:
+        super().__init__()
+        self._compute = compute
+        self._limit = limit
 
-        value = tuple(lazy_pinyin(segment))
-        if len(self) < _SEGMENT_LIMIT:
-            self[segment] = value
+    def __missing__(self, key: _K) -> _V:
+        value = self._compute(key)
+        if len(self) < self._limit:
+            self[key] = value
         return value
 
 
-_SEGMENT_LIMIT = 1 << 16
-_segment_pinyin = _SegmentPinyin().__getitem__
+def _pinyin_of_segment(segment: str) -> tuple[str, ...]:
+    from pypinyin import lazy_pinyin
+
+    return tuple(lazy_pinyin(segment))
+
+
+# ``lazy_pinyin`` of one phrase-dictionary word or one character (a bounded set: cached)
+_segment_pinyin = _Memo(_pinyin_of_segment).__getitem__
 
 
 def _phrase_segments(chunk: str, prefixes: Any, phrases: dict[str, Any]) -> list[str]:
@@ -435,7 +447,9 @@ class ColumnMapper:
         _pypinyin_tables()
         # only emoji the model knows can add a column; one C-level scan finds them all
         self._emoji_rx = re.compile("|".join(map(re.escape, sorted(emoji)))) if emoji else None
-        self._hit_columns = _HitColumns(self._lexicon)
+        # (category, via) -> the columns of its two ``l:`` tokens; categories and vias are a small
+        # fixed set, so a hit costs one lookup instead of two f-strings and two lookups
+        self._hit_columns = _Memo(self._columns_of_hit)
 
     def columns(
         self, text: str, normalized: NormalizedText | None = None, hits: Hits | None = None
@@ -478,25 +492,11 @@ class ColumnMapper:
             if found:
                 add(itertools.chain.from_iterable(map(self._hit_columns.__getitem__, found)))
 
-
-class _HitColumns(dict[tuple[str, str], tuple[int, ...]]):
-    """``(category, via)`` -> the in-vocabulary columns of its two ``l:`` tokens, on first sight.
-
-    Categories and vias are a small fixed set, so the table stays small; a hit then costs one
-    C-level lookup instead of two f-strings and two lookups.
-    """
-
-    def __init__(self, lexicon: dict[str, int]) -> None:
-        super().__init__()
-        self._lexicon = lexicon
-
-    def __missing__(self, hit: tuple[str, str]) -> tuple[int, ...]:
+    def _columns_of_hit(self, hit: tuple[str, str]) -> tuple[int, ...]:
+        """In-vocabulary columns of a lexicon hit's two ``l:`` tokens (see :func:`post_tokens`)."""
         category, via = hit
         tokens = (f"l:{category}", f"l:{category}:{via}")
-        value = tuple(self._lexicon[t] for t in tokens if t in self._lexicon)
-        if len(self) < _SEGMENT_LIMIT:
-            self[hit] = value
-        return value
+        return tuple(self._lexicon[t] for t in tokens if t in self._lexicon)
 
 
 _VALUE = operator.itemgetter(1)  # (end, column) pairs from an automaton's iter()

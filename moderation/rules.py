@@ -34,7 +34,6 @@ __all__ = [
     "parse_colour",
     "parse_size",
     "water_candidate",
-    "water_span",
 ]
 
 _HEX = re.compile(r"#?([0-9a-f]{6}|[0-9a-f]{3})")
@@ -181,9 +180,6 @@ def is_water(text: str | NormalizedText) -> bool:
 
 def water_candidate(nt: NormalizedText) -> Candidate | None:
     """A ``water`` candidate spanning the whole post when it is a 纯水帖, else None."""
-    return water_span(nt) if is_water(nt) else None
-
-
-def water_span(nt: NormalizedText) -> Candidate:
-    """The ``water`` candidate over the whole post (the caller has checked :func:`is_water`)."""
+    if not is_water(nt):
+        return None
     return Candidate("water", "water", 0, len(nt.original), "纯水帖", "pattern", 0.9)

@@ -40,7 +40,7 @@ from lexicons.loader import (
 from moderation.lexicon import Candidate, default_matcher, lexicon_hits, remember_hits
 from moderation.normalize import NormalizedText, normalize
 from moderation.patterns import default_patterns
-from moderation.rules import font_candidates, is_water, water_span
+from moderation.rules import font_candidates, water_candidate
 
 __all__ = [
     "ALL_CATEGORIES",
@@ -316,7 +316,7 @@ class Screener:
         hits: list[tuple[tuple[str, str], ...]] | None = [] if self._prepared is not None else None
         rules = [self._rule_findings(nt, hits) for nt in normalized]
         if self.classifier is not None and texts:
-            probs = self._predict(texts, normalized, hits or [])
+            probs = self._predict(texts, normalized, hits)
             if probs is not None:
                 for text, (found, _, quoted), p in zip(texts, rules, probs, strict=True):
                     self._add_classifier_findings(text, found, p, quoted)
@@ -334,7 +334,7 @@ class Screener:
         hits: list[tuple[tuple[str, str], ...]] | None = [] if self._prepared is not None else None
         found, water, quoted = self._rule_findings(nt, hits)
         if self.classifier is not None:
-            probs = self._predict([text], [nt], hits or [])
+            probs = self._predict([text], [nt], hits)
             if probs is not None:
                 self._add_classifier_findings(text, found, probs[0], quoted)
         if self.min_confidence > 0:
@@ -364,13 +364,12 @@ class Screener:
         elif self.classifier is not None:
             remember_hits(nt.original, cands)  # a plain predict(texts) finds them there
         original = nt.original
-        if "[" in original or "<" in original:
-            cands += font_candidates(original)
-        water = is_water(nt)
-        if water:
-            cands.append(water_span(nt))
-        if not cands:
-            return [], water, _NOTHING_QUOTED
+        cands += font_candidates(original)
+        water = water_candidate(nt)
+        if water is not None:
+            cands.append(water)
+        elif not cands:
+            return [], False, _NOTHING_QUOTED  # most posts: no candidate at all
         findings: list[Finding] = []
         quoting: list[Candidate] = []
         for c in cands:
@@ -382,28 +381,10 @@ class Screener:
         if quoting:
             findings = [f for f in findings if not _inside(f, quoting)]
             quoted = frozenset(q.category for q in quoting)
-        if len(findings) < 2:
-            return findings, water, quoted
-        return _merge(findings, original), water, quoted
-
-    def _add_classifier_findings(
-        self,
-        text: str,
-        found: list[Finding],
-        probs: Mapping[str, float],
-        quoted: frozenset[str] = frozenset(),
-    ) -> None:
-        extra = self._classifier_findings(text, found, probs, quoted)
-        if extra:
-            found.extend(extra)
-            found.sort(key=lambda f: (f.start, -f.end, f.category))
+        return _merge(findings, original), water is not None, quoted
 
     def _finding(self, original: str, c: Candidate) -> Finding | None:
-        key = (c.category, c.article)
-        if key in self._cited:
-            cited = self._cited[key]
-        else:
-            cited = self._cited[key] = self._cite(c.category, c.article)
+        cited = self._cite(c.category, c.article)
         if cited is None:
             return None
         article, severity = cited
@@ -425,21 +406,28 @@ class Screener:
         return cat is not None and c.article in cat.unruled
 
     def _cite(self, category: str, article_key: str) -> tuple[Article, Severity] | None:
-        """The ruleset's clause and severity for a candidate's article key (None: not forbidden)."""
-        cat = self.articles.categories.get(category)
-        if cat is None or article_key in cat.unruled:
-            return None
-        art = cat.articles.get(article_key) or cat.articles[cat.default]
-        return Article(self.ruleset, art.code, art.text), art.severity or cat.severity
+        """The ruleset's clause and severity for an article key (None: not forbidden here)."""
+        key = (category, article_key)
+        if key not in self._cited:
+            cat = self.articles.categories.get(category)
+            if cat is None or article_key in cat.unruled:
+                self._cited[key] = None
+            else:
+                art = cat.articles.get(article_key) or cat.articles[cat.default]
+                clause = Article(self.ruleset, art.code, art.text)
+                self._cited[key] = clause, art.severity or cat.severity
+        return self._cited[key]
 
     def _predict(
         self,
         texts: Sequence[str],
         normalized: Sequence[NormalizedText],
-        hits: Sequence[tuple[tuple[str, str], ...]],
+        hits: Sequence[tuple[tuple[str, str], ...]] | None,
     ) -> list[dict[str, float]] | None:
+        """The classifier's probabilities, or None when it fails (``hits``: the posts' lexicon
+        hits, gathered by :meth:`_rule_findings` when the classifier has ``predict_prepared``)."""
         assert self.classifier is not None
-        prepared = getattr(self.classifier, "predict_prepared", None)
+        prepared = self._prepared
         try:
             if prepared is not None:
                 result: list[dict[str, float]] = prepared(list(texts), normalized, hits)
@@ -449,13 +437,10 @@ class Screener:
             logger.warning("classifier failed, rules only: %s", exc)
             return None
 
-    def _classifier_findings(
-        self,
-        text: str,
-        found: list[Finding],
-        probs: Mapping[str, float],
-        quoted: frozenset[str] = frozenset(),
-    ) -> list[Finding]:
+    def _add_classifier_findings(
+        self, text: str, found: list[Finding], probs: Mapping[str, float], quoted: frozenset[str]
+    ) -> None:
+        """Add the classifier's findings of one post to ``found``, keeping it in text order."""
         assert self.classifier is not None
         out: list[Finding] = []
         thresholds = self.classifier.thresholds
@@ -473,21 +458,25 @@ class Screener:
                 start, end, key = best.start, best.end, _article_key(cat.articles, best.article)
             else:
                 start, end, key = 0, len(text), cat.default
-            art = cat.articles[key]
+            cited = self._cite(category, key)
+            assert cited is not None  # key is one of the category's clauses, never an unruled one
+            article, severity = cited
             out.append(
                 Finding(
                     category=category,
-                    article=Article(self.ruleset, art.code, art.text),
+                    article=article,
                     start=start,
                     end=end,
                     match=text[start:end],
                     term=category,
                     via="classifier",
                     confidence=round(float(p), 4),
-                    severity=art.severity or cat.severity,
+                    severity=severity,
                 )
             )
-        return out
+        if out:
+            found.extend(out)
+            found.sort(key=lambda f: (f.start, -f.end, f.category))
 
 
 def _article_key(articles: Mapping[str, Any], article: Article) -> str:
@@ -514,6 +503,8 @@ def _merge(findings: list[Finding], original: str) -> list[Finding]:
     rather than 逼 alone; ties: the more confident, then the earlier); the confidence is the
     highest of the members.
     """
+    if len(findings) < 2:
+        return findings  # nothing to merge (most posts)
     by_cat: dict[str, list[Finding]] = {}
     for f in findings:
         by_cat.setdefault(f.category, []).append(f)

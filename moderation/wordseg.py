@@ -97,16 +97,15 @@ def _cuts(text: str) -> list[int]:
             continue
         if re_han.match(block):
             _route_cuts(tok, block, pos, cuts)
-        else:
-            for piece in re_skip.split(block):
-                if re_skip.match(piece):
-                    pos += len(piece)
-                    cuts.append(pos)
-                else:
-                    cuts.extend(range(pos + 1, pos + len(piece) + 1))
-                    pos += len(piece)
+            pos += len(block)
             continue
-        pos += len(block)
+        for piece in re_skip.split(block):
+            end = pos + len(piece)
+            if re_skip.match(piece):
+                cuts.append(end)  # \r\n or one whitespace character: a word of its own
+            else:
+                cuts.extend(range(pos + 1, end + 1))  # one word per character
+            pos = end
     return cuts
 
 
@@ -153,8 +152,7 @@ def _route_cuts(tok: Any, block: str, offset: int, cuts: list[int]) -> None:
             frag = block[k : i + 1]
         # no word: the character alone, weighted as a word of frequency 1
         edges.append(found or [(k, math.log(freq.get(block[k]) or 1) - logtotal)])
-    route: list[tuple[float, int]] = [(0.0, 0)] * (n + 1)
-    route[n] = (0, 0)
+    route: list[tuple[float, int]] = [(0.0, 0)] * (n + 1)  # route[n]: past the end
     for idx in range(n - 1, -1, -1):
         out = edges[idx]
         if len(out) == 1:
