@@ -13,12 +13,16 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Stamps re-run the install whenever pyproject.toml changes.
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+# Stamps re-run the install whenever pyproject.toml or setup.py changes, and whenever a game_rules
+# source does: setup.py compiles the game core's hot modules with mypyc, and an editable install
+# imports the compiled copy, which must never lag behind its source.
+GAME_SOURCES := $(shell find game_rules -name '*.py' 2>/dev/null)
+
+$(VENV)/.installed: pyproject.toml setup.py $(GAME_SOURCES) | $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-dev: pyproject.toml setup.py $(GAME_SOURCES) | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.installed
 
@@ -64,4 +68,6 @@ screenshots: venv-dev browser-deps
 	$(BIN)/python -m api.console.screenshots --out docs/screenshots
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache build
+	find game_rules -name '*.so' -delete
+	rm -f game_rules__mypyc*.so

@@ -26,6 +26,9 @@ same machine.
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
+import pkgutil
 import random
 import re
 import shutil
@@ -34,6 +37,7 @@ import sys
 import time
 from typing import Any
 
+import game_rules
 from game_rules.actions import Action
 from game_rules.game import Game
 from game_rules.simulation import RandomPolicy, play_random_game, replay_actions
@@ -83,6 +87,19 @@ def _paired(fn: Any, seconds: float) -> tuple[float, float]:
     return counts[0] / spent[0], counts[1] / spent[1]
 
 
+def build() -> str:
+    """How the game core under test was installed: compiled by setup.py (mypyc) or not."""
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    compiled = [
+        m.name
+        for m in pkgutil.walk_packages(game_rules.__path__, prefix="game_rules.")
+        if str(getattr(importlib.util.find_spec(m.name), "origin", "")).endswith(suffixes)
+    ]
+    if compiled:
+        return f"game core compiled with mypyc ({len(compiled)} modules, setup.py)"
+    return "game core as plain Python (BANSHA_PURE_PYTHON, or no compiled build)"
+
+
 def run() -> list[dict[str, Any]]:
     """The benchmark rows for BENCHMARKS.md."""
     results: list[dict[str, Any]] = []
@@ -107,7 +124,7 @@ def run() -> list[dict[str, Any]]:
         )
         note = "including the random decision policy"
         if ruleset == "m72":
-            note += "; goal >= 2,000 games/s on one core"
+            note += f"; goal >= 2,000 games/s on one core; {build()}"
         elif ruleset == "wa004":
             note += "; from the start phase (true loves) to the end"
         results.append(

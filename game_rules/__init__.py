@@ -55,16 +55,18 @@ How a ruleset plugs in
    ``RulesetParams.extra``. A variant (M08 with 12 players: ``rulesets/m08_12.yaml``) needs only
    a new YAML file naming an existing engine.
 2. Write the engine: a subclass of ``game_rules.registry.Ruleset`` (or of
-   ``game_rules.werewolf.WerewolfRuleset``, which already does day votes via ``votes.py``, sheriff,
-   last words, decisions, red cards and deadlines) decorated with ``@register_engine`` and with
-   ``engine = "<id>"``. Implement ``start(game)``, ``handle(game, action)``,
-   ``legal_actions(state, actor)``, ``eject(game, action)`` and ``check_end(game)``; optionally
-   ``validate_faction_loss`` and ``director_actions`` (when the engine's 判负, red-card or 替补
-   rules differ from the base), ``deal``, ``fold`` (for the engine's own event classes,
-   registered with ``@register_event`` and listed in ``own_events``) and ``visible_role``.
-   Hooks read ``game.state`` and change it only with ``game.emit(event)``; validate before
-   emitting (the game rolls back anyway if a hook raises midway). Random picks:
-   ``game.random(label)``. End the game with ``game.end(winner, results, reason)``.
+   ``game_rules.werewolf.WerewolfRuleset``, which already does day votes via ``votes.py``,
+   sheriff, last words, decisions, red cards and deadlines) with ``engine = "<id>"``,
+   registered with ``@register_engine`` (a module that setup.py compiles calls
+   ``register_engine(Cls)`` after the class instead: docs/architecture.md, "Compiled core").
+   Implement ``start(game)``, ``handle(game, action)``, ``legal_actions(state, actor)``,
+   ``eject(game, action)`` and ``check_end(game)``; optionally ``validate_faction_loss`` and
+   ``director_actions`` (when the engine's 判负, red-card or 替补 rules differ from the base),
+   ``deal``, ``fold`` (for the engine's own event classes, registered with ``@register_event``
+   and listed in ``own_events``) and ``visible_role``. Hooks read ``game.state`` and change it
+   only with ``game.emit(event)``; validate before emitting (the game rolls back anyway if a
+   hook raises midway). Random picks: ``game.random(label)``. End the game with
+   ``game.end(winner, results, reason)``.
 3. Add the module to ``registry.ENGINE_MODULES`` (``"wa004": "game_rules.wa004"``) so that it is
    imported lazily on first use, and ``new_game("<id>", ...)`` works.
 

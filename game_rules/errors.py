@@ -11,6 +11,8 @@ human message (Chinese rule text where the seed has it). A rejected action never
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 
 class GameRuleError(ValueError):
     """Base class of every error the game core raises."""
@@ -109,3 +111,56 @@ class ScriptError(GameRuleError):
     def __init__(self, where: str, message: str, rule: str | None = None) -> None:
         self.where = where
         super().__init__(rule or self.default_rule, f"{where}: {message}")
+
+
+# -- votes (game_rules.votes) -------------------------------------------------------------------
+
+
+class VoteError(GameRuleError):
+    """Base class of every vote error; ``.rule`` is a short English key."""
+
+    default_rule = "vote"
+
+
+class InvalidVoteError(VoteError):
+    """The post is not a valid vote (废票, not counted); the message says what is wrong."""
+
+    default_rule = "invalid_vote"
+
+
+class AmbiguousVoteError(InvalidVoteError):
+    """The name written matches several living characters; ``.matches`` lists them, sorted."""
+
+    default_rule = "ambiguous_target"
+
+    def __init__(self, written: str, matches: Iterable[str]) -> None:
+        self.written = written
+        self.matches: tuple[str, ...] = tuple(sorted(matches))
+        listed = "、".join(self.matches)
+        super().__init__(
+            self.default_rule, f"投票对象“{written}”同时对应多名角色：{listed}；请写明角色名"
+        )
+
+
+class UnknownCandidateError(InvalidVoteError):
+    """The name written is no living character (nor a unique alias of one)."""
+
+    default_rule = "unknown_target"
+
+    def __init__(self, written: str) -> None:
+        self.written = written
+        super().__init__(self.default_rule, f"投票对象“{written}”不是任何一名未出局的角色")
+
+
+class VoteRejectedError(VoteError, IllegalActionError):
+    """A well-formed ballot the ruleset forbids (change limit, last hour, 加速, 代投 deadline...).
+
+    ``.rule`` is the rule key (see :data:`REJECTION_RULES`), ``.quote`` the seed's wording.
+    """
+
+    default_rule = "vote_rejected"
+
+    def __init__(self, rule: str, message: str, quote: str = "") -> None:
+        self.quote = quote
+        text = f"{message}（规则：“{quote}”）" if quote else message
+        super().__init__(rule, text)

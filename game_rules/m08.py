@@ -66,7 +66,6 @@ def split_plan(text: str | None) -> tuple[str, ...]:
     return tuple(p.strip() for p in text.split(",") if p.strip())
 
 
-@register_engine
 class M08(WerewolfRuleset):
     """The M08 engine."""
 
@@ -589,3 +588,7 @@ class M08(WerewolfRuleset):
         if rest:
             game.emit(FlagSet("night_rest", None))
             self.apply_steps(game, [Step.from_dict(d) for d in rest])
+
+
+# a call, not a class decorator: mypyc compiles only undecorated classes to native ones
+register_engine(M08)

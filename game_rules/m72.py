@@ -74,7 +74,6 @@ def _options(actor: str, skill: str, targets: tuple[str, ...] | list[str]) -> li
         return list(map(table.__getitem__, targets))
 
 
-@register_engine
 class M72(WerewolfRuleset):
     """The M72 engine."""
 
@@ -329,3 +328,7 @@ class M72(WerewolfRuleset):
         """A slander counts only on the day after its night."""
         if game.state.flags.get("slander"):
             game.emit(FlagSet("slander", None))
+
+
+# a call, not a class decorator: mypyc compiles only undecorated classes to native ones
+register_engine(M72)

@@ -11,6 +11,8 @@ import importlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from game_rules.actions import (
     DIRECTOR_CAUSE_PLACEHOLDER,
     FACTION_LOSS_PLACEHOLDER,
@@ -82,6 +84,8 @@ def get_ruleset(ruleset_id: str, overrides: Mapping[str, Any] | None = None) -> 
     return shared[2]
 
 
+# compiled by mypyc (setup.py), yet engines written elsewhere, as plain Python, may extend it
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Ruleset:
     """Base of ruleset engines. Subclasses implement the hooks marked *must*.
 
@@ -100,7 +104,7 @@ class Ruleset:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "fold" in cls.__dict__ and "folded_events" not in cls.__dict__:
+        if "fold" in vars(cls) and "folded_events" not in vars(cls):
             cls.folded_events = None
 
     def __init__(self, params: RulesetParams) -> None:

@@ -71,7 +71,17 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from game_rules.errors import GameRuleError, IllegalActionError, ParameterError, UnknownRulesetError
+# the vote errors live in errors.py, which mypyc leaves interpreted: a compiled class would turn
+# their class-level ``default_rule`` into a per-instance default that the base never sees
+from game_rules.errors import (
+    AmbiguousVoteError,
+    InvalidVoteError,
+    ParameterError,
+    UnknownCandidateError,
+    UnknownRulesetError,
+    VoteError,
+    VoteRejectedError,
+)
 from game_rules.frozen import quick_frozen
 
 __all__ = [
@@ -96,60 +106,6 @@ __all__ = [
 ]
 
 ABSTAIN_WORD = "弃权"
-
-# ---------------------------------------------------------------------------------------------
-# Errors
-
-
-class VoteError(GameRuleError):
-    """Base class of every vote error; ``.rule`` is a short English key."""
-
-    default_rule = "vote"
-
-
-class InvalidVoteError(VoteError):
-    """The post is not a valid vote (废票, not counted); the message says what is wrong."""
-
-    default_rule = "invalid_vote"
-
-
-class AmbiguousVoteError(InvalidVoteError):
-    """The name written matches several living characters; ``.matches`` lists them, sorted."""
-
-    default_rule = "ambiguous_target"
-
-    def __init__(self, written: str, matches: Iterable[str]) -> None:
-        self.written = written
-        self.matches: tuple[str, ...] = tuple(sorted(matches))
-        listed = "、".join(self.matches)
-        super().__init__(
-            self.default_rule, f"投票对象“{written}”同时对应多名角色：{listed}；请写明角色名"
-        )
-
-
-class UnknownCandidateError(InvalidVoteError):
-    """The name written is no living character (nor a unique alias of one)."""
-
-    default_rule = "unknown_target"
-
-    def __init__(self, written: str) -> None:
-        self.written = written
-        super().__init__(self.default_rule, f"投票对象“{written}”不是任何一名未出局的角色")
-
-
-class VoteRejectedError(VoteError, IllegalActionError):
-    """A well-formed ballot the ruleset forbids (change limit, last hour, 加速, 代投 deadline...).
-
-    ``.rule`` is the rule key (see :data:`REJECTION_RULES`), ``.quote`` the seed's wording.
-    """
-
-    default_rule = "vote_rejected"
-
-    def __init__(self, rule: str, message: str, quote: str = "") -> None:
-        self.quote = quote
-        text = f"{message}（规则：“{quote}”）" if quote else message
-        super().__init__(rule, text)
-
 
 #: Every ``VoteRejectedError.rule`` :meth:`BallotBox.cast` can raise, with its Chinese message.
 REJECTION_RULES: Mapping[str, str] = MappingProxyType(
@@ -348,7 +304,7 @@ def parse_vote(text: str, candidates: Mapping[str, Iterable[str]]) -> ParsedVote
     >>> parse_vote("投票对象：饺子", c)
     Traceback (most recent call last):
     ...
-    game_rules.votes.InvalidVoteError: [missing_reason] 缺少“投票理由：”
+    game_rules.errors.InvalidVoteError: [missing_reason] 缺少“投票理由：”
     """
     cleaned = _clean(str(text))
     labels = _labels(cleaned)
@@ -600,7 +556,7 @@ class BallotBox:
     ...          policy=p, closes_at=close)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    game_rules.votes.VoteRejectedError: [change_limit] 改票次数已用完：...
+    game_rules.errors.VoteRejectedError: [change_limit] 改票次数已用完：...
     """
 
     history: tuple[Ballot, ...] = ()
@@ -872,7 +828,7 @@ class Tally:
         best = max(units.values(), default=0)
         if best <= 0:
             return ()
-        return tuple(t for t in self._order(units) if units[t] == best)
+        return tuple([t for t in self._order(units) if units[t] == best])
 
     def first_to_reach_top(self, *, sustained: bool = False) -> str | None:
         """Of the top targets, the one that first reached the final top count ("最先获得").
@@ -901,8 +857,9 @@ class Tally:
                 running[step.new] = running.get(step.new, 0) + step.units
                 if step.new in tops and running[step.new] >= goal and step.new not in reached:
                     reached[step.new] = step.order
-        rank = {t: i for i, t in enumerate(tops)}
-        return min(tops, key=lambda t: (reached.get(t, len(steps)), rank[t]))
+        never = len(steps)
+        # (step reached, announcement rank, target): the earliest, then the first announced
+        return min([(reached.get(t, never), i, t) for i, t in enumerate(tops)])[2]
 
     def count_texts(self) -> dict[str, str]:
         """``counts`` as ``str(Fraction)`` writes them (``"3"``, ``"3/2"``), per target."""

@@ -18,6 +18,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from mypy_extensions import mypyc_attr
+
 from game_rules.actions import (
     LAST_WORDS_PLACEHOLDER,
     Action,
@@ -120,6 +122,8 @@ def day_base(day: int) -> datetime:
     return BASE_TIME + timedelta(days=day)
 
 
+# compiled by mypyc (setup.py), yet engines written elsewhere, as plain Python, may extend it
+@mypyc_attr(allow_interpreted_subclasses=True)
 class WerewolfRuleset(Ruleset):
     """Day votes, sheriff, last words, decisions, red cards; nights are the subclass's."""
 

@@ -148,7 +148,6 @@ def _ready_error(fault: str, skill: str) -> IllegalActionError:
     return RetainWindowError(message="挽留：每两游戏日夜晚可选择一天使用")
 
 
-@register_engine
 class Wa004Ruleset(WerewolfRuleset):
     """Engine ``wa004`` (seed 000). See the module docstring for the flow."""
 
@@ -901,6 +900,9 @@ class Wa004Ruleset(WerewolfRuleset):
         results = {f: (WIN if f == faction else LOSE) for f in self.params.factions}
         game.end(str(faction), results, reason)
 
+
+# a call, not a class decorator: mypyc compiles only undecorated classes to native ones
+register_engine(Wa004Ruleset)
 
 #: night_order step name (YAML) -> the engine method doing it
 NIGHT_STEPS: dict[str, Callable[[Wa004Ruleset, Game, list[ActionTaken]], None]] = {
