@@ -319,17 +319,13 @@ def syllable_code(syllable: str) -> str:
 
 
 class _SoundTable(dict[int, str]):
-    """Translate table for the ``sound`` view; layer ``k`` uses a char's k-th reading if any."""
-
-    def __init__(self, layer: int) -> None:
-        super().__init__()
-        self._layer = layer
+    """Translate table for the ``sound`` view: a character's first reading, as one code point."""
 
     def __missing__(self, cp: int) -> str:
         ch = chr(cp)
         rs = readings(ch)
         if rs:
-            value = syllable_code(rs[min(self._layer, len(rs) - 1)])
+            value = syllable_code(rs[0])
         elif 0xF0000 <= cp <= 0x10FFFF:
             value = " "  # a raw private-use char in a post must never pose as a syllable
         else:
@@ -348,7 +344,7 @@ class _InitialTable(dict[int, str]):
         return value
 
 
-_SOUND_LAYERS = (_SoundTable(0), _SoundTable(1), _SoundTable(2))
+_SOUND = _SoundTable()
 _INITIALS = _InitialTable()
 
 # Runs of one repeated letter or Han character; digits are left alone (QQ numbers, scores).
@@ -489,21 +485,7 @@ class NormalizedText:
         matcher reads it once per post, and one ``str.translate`` costs less than
         ``cached_property``'s lock.
         """
-        return self.folded.translate(_SOUND_LAYERS[0])
-
-    @cached_property
-    def sound_layers(self) -> tuple[str, ...]:
-        """``sound`` view per heteronym layer (layer k uses the k-th reading where there is one).
-
-        Layer 0 is :attr:`sound`; further layers only when some character has that many readings.
-        """
-        layers = [self.sound]
-        for table in _SOUND_LAYERS[1:]:
-            alt = self.folded.translate(table)
-            if alt == layers[-1]:
-                break
-            layers.append(alt)
-        return tuple(layers)
+        return self.folded.translate(_SOUND)
 
 
 def normalize(text: str) -> NormalizedText:
