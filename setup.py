@@ -30,6 +30,7 @@ COMPILED = [
     "game_rules/votes.py",
     "game_rules/simulation.py",
     "game_rules/wa004/engine.py",
+    "game_rules/wa004/couples.py",
 ]
 
 
