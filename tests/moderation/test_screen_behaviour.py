@@ -47,6 +47,13 @@ def test_white_idiot_role_talk_is_allowed_but_the_insult_is_not(m08: Screener) -
     assert [(f.category, f.term) for f in found] == [("insult", "白痴")]
 
 
+def test_two_good_people_is_game_talk_but_two_accounts_is_a_vest_mention(m08: Screener) -> None:
+    # 两个好人 reads like 两个号 once tones are dropped: the allow list keeps the game phrase
+    assert m08.screen("3号和5号这两个好人我保了") == []
+    assert m08.screen("两个好人一个狼，我站边预言家") == []
+    assert [(f.category, f.term) for f in m08.screen("你是不是有两个号")] == [("vest", "两个号")]
+
+
 def test_allow_entry_for_one_category_only() -> None:
     entries = [TermEntry("吃饭", "real_life", "life"), TermEntry("吃饭", "emotional", "mood")]
     matcher = LexiconMatcher(entries, [AllowEntry("吃饭", "real_life")])
