@@ -81,6 +81,10 @@ def read_json_body() -> Any:
         ) from exc
     except RecursionError:
         raise BadRequest("JSON nested too deeply") from None
+    except ValueError as exc:
+        # the one ValueError json.loads raises besides the two above: an integer literal longer
+        # than Python converts (sys.get_int_max_str_digits(), 4,300 digits by default)
+        raise BadRequest("malformed JSON: a number has too many digits") from exc
 
 
 def endpoint(

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from game_rules.werewolf import EARLIEST_TIME, LATEST_TIME
+
 
 class SchemaError(ValueError):
     """A JSON value that does not fit its schema; ``path`` is a JSONPath-like location."""
@@ -41,6 +43,15 @@ def _check_text(value: str, path: str) -> None:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise SchemaError(path, f"unpaired surrogate at position {exc.start}") from None
+
+
+def _check_key(key: str, path: str) -> None:
+    """Refuse a field name that is no clean text, at the object's ``path``: the name itself
+    cannot go into the path of the error, which could not be sent as UTF-8."""
+    try:
+        _check_text(key, path)
+    except SchemaError as exc:
+        raise SchemaError(path, f"field name: {exc.message}") from None
 
 
 def _type_name(value: Any) -> str:
@@ -134,9 +145,15 @@ class Str(Field):
         return out
 
 
+# the times a request may name are the game core's: near year 1 or 9999, converting to UTC,
+# storing, or the core's day arithmetic (a day before the close, a second after a ballot) runs
+# out of years
+
+
 @dataclass(frozen=True)
 class DateTimeStr(Field):
-    """An ISO 8601 timestamp with a UTC offset (``2024-05-01T20:00:00+08:00``), as datetime."""
+    """An ISO 8601 timestamp with a UTC offset (``2024-05-01T20:00:00+08:00``), as datetime,
+    from 1970 up to (not including) the year 9999, UTC."""
 
     def _check(self, value: Any, path: str) -> Any:
         if not isinstance(value, str):
@@ -147,6 +164,9 @@ class DateTimeStr(Field):
             raise SchemaError(path, f"not an ISO 8601 timestamp: {value!r}") from exc
         if parsed.tzinfo is None:
             raise SchemaError(path, "timestamp needs a UTC offset (e.g. +08:00 or Z)")
+        # aware comparisons subtract offsets without building a date, so they cannot overflow
+        if not EARLIEST_TIME <= parsed < LATEST_TIME:
+            raise SchemaError(path, "timestamp must lie from 1970-01-01 to 9998-12-31 (UTC)")
         return parsed
 
     def _schema(self) -> dict[str, Any]:
@@ -239,6 +259,8 @@ class Map(Field):
     def _check(self, value: Any, path: str) -> Any:
         if not isinstance(value, dict):
             raise SchemaError(path, f"expected object, got {_type_name(value)}")
+        for key in value:
+            _check_key(key, path)
         return {k: self.values.validate(v, f"{path}.{k}") for k, v in value.items()}
 
     def _schema(self) -> dict[str, Any]:
@@ -263,6 +285,7 @@ class Obj(Field):
         for key, item in value.items():
             node = self.props.get(key)
             if node is None:
+                _check_key(key, path)
                 raise SchemaError(f"{path}.{key}", "unknown field")
             out[key] = node.validate(item, f"{path}.{key}")
         return out

@@ -259,7 +259,7 @@ MANUAL_CARD = Obj(
         ),
         "reason": Str(min_len=1, max_len=2000),
         "faction_lost": Bool(),
-        "day": Int(minimum=0),
+        "day": Int(minimum=0, maximum=1000),
         "director": Str(min_len=1, max_len=64),
     },
     required=("character", "colour", "category", "reason"),

@@ -58,7 +58,8 @@ def list_suggestions(game_id: str) -> Response:
 
 
 def _suggestion_id(raw: str) -> int:
-    if not raw.isdigit() or len(raw) > 12:
+    # ASCII digits only: str.isdigit() also admits "²", which int() refuses, and "١" or "１"
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 12:
         raise NotFound(f"no suggestion {raw!r}")
     return int(raw)
 

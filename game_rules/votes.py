@@ -602,15 +602,17 @@ class BallotBox:
         ballot: Ballot,
         *,
         policy: VotePolicy,
-        closes_at: datetime,
+        closes_at: datetime | None,
         accelerated: bool = False,
         voters: Collection[str] | None = None,
         candidates: Collection[str] | None = None,
     ) -> BallotBox:
         """The box with ``ballot`` added, or :class:`VoteRejectedError` (this box unchanged).
 
-        ``voters`` / ``candidates``: the living characters who may vote / be voted for (None: not
-        checked here). ``accelerated``: 加速 is in force at the time of this ballot.
+        ``closes_at``: the day's 关门 time, None while the director has not set one (then nothing
+        is late: no deadline, 代投 or last-hour rule applies). ``voters`` / ``candidates``: the
+        living characters who may vote / be voted for (None: not checked here).
+        ``accelerated``: 加速 is in force at the time of this ballot.
         """
         index, kept = admit_ballot(
             self.history,
@@ -634,7 +636,7 @@ def admit_ballot(
     ballot: Ballot,
     *,
     policy: VotePolicy,
-    closes_at: datetime,
+    closes_at: datetime | None,
     accelerated: bool = False,
     voters: Collection[str] | None = None,
     candidates: Collection[str] | None = None,
@@ -649,11 +651,16 @@ def admit_ballot(
     this directly; :meth:`BallotBox.cast` is this plus the new box.
     """
     at = ballot.at
-    if (at.tzinfo is None) != (closes_at.tzinfo is None):
-        raise VoteError("bad_time", "ballot time and closing time must both be aware or naive")
     proxy = ballot.proxy
     asked = ballot.requested_at if (proxy and ballot.requested_at) else at
-    if at > closes_at or asked > closes_at:
+    naive = at.tzinfo is None
+    if (
+        (asked.tzinfo is None) != naive
+        or (closes_at is not None and (closes_at.tzinfo is None) != naive)
+        or (history and (history[-1].at.tzinfo is None) != naive)
+    ):
+        raise VoteError("bad_time", "投票时间无法与关门时间或先前的投票比较：有的带时区，有的不带")
+    if closes_at is not None and (at > closes_at or asked > closes_at):
         raise _reject(policy, "vote_closed", f"截止时间 {closes_at:%Y-%m-%d %H:%M}")
     voter = ballot.voter
     if voters is not None and voter not in voters:
@@ -693,14 +700,14 @@ def admit_ballot(
             not in {b.post_id for b in history if b.voter == voter and b.post_id is not None}
         ):
             raise _reject(policy, "change_not_reply", f"回复的是 {ballot.replies_to}")
-    if proxy and asked > closes_at - policy.proxy_deadline:
+    if proxy and closes_at is not None and asked > closes_at - policy.proxy_deadline:
         raise _reject(policy, "proxy_late")
     if is_change:
-        if proxy and asked > closes_at - policy.proxy_change_deadline:
+        if proxy and closes_at is not None and asked > closes_at - policy.proxy_change_deadline:
             raise _reject(policy, "proxy_change_late")
         if (accelerated or changes_voided) and not policy.changes_when_accelerated:
             raise _reject(policy, "accelerated")
-        if asked > closes_at - policy.no_change_before_close:
+        if closes_at is not None and asked > closes_at - policy.no_change_before_close:
             raise _reject(policy, "last_hour")
         if policy.max_changes is not None and mine - 1 >= policy.max_changes:
             raise _reject(policy, "change_limit", f"已改票{mine - 1}次")

@@ -13,7 +13,7 @@ catch it, so nothing runs after ``GameEnded``.
 from __future__ import annotations
 
 import operator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -67,9 +67,30 @@ from game_rules.votes import Ballot, BallotBox, Tally, VotePolicy, admit_ballot,
 if TYPE_CHECKING:
     from game_rules.game import Game
 
-BASE_TIME = datetime(2000, 1, 1)
+# The game clock is aware: a time given without an offset is read as UTC (its wall-clock text is
+# kept), and untimed ballots are placed on a synthetic UTC clock. So a day may mix ballots ordered
+# by arrival, timed ballots and a 关门 scheduled at any point: every pair of times compares.
+BASE_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 SECOND = timedelta(seconds=1)
 DAY_SPAN = timedelta(days=1)
+#: times a director may give, from EARLIEST_TIME up to (not including) LATEST_TIME: the clock
+#: steps a day back from 关门 and seconds past a ballot, so the ends of datetime's range (years 1
+#: and 9999) must stay out of reach (the API's time fields take the same range)
+EARLIEST_TIME = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST_TIME = datetime(9999, 1, 1, tzinfo=UTC)
+
+
+def aware(at: datetime) -> datetime:
+    """``at`` on the game clock: unchanged with an offset, read as UTC without one."""
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+def _require_in_range(at: datetime, what: str) -> datetime:
+    """``at`` on the game clock, or :class:`IllegalActionError` ``bad_time`` out of range."""
+    at = aware(at)
+    if not EARLIEST_TIME <= at < LATEST_TIME:
+        raise IllegalActionError("bad_time", f"{what}超出可用范围（1970年至9998年）：{at:%Y-%m-%d}")
+    return at
 
 
 _VOTER = operator.attrgetter("voter")
@@ -103,10 +124,10 @@ _ISO: dict[datetime, str] = {}
 
 
 def iso_time(at: datetime) -> str:
-    """``at.isoformat()``, kept for naive times (a random game's synthetic ballot times repeat
-    from game to game; aware times are not cached: equal instants may differ in offset; nor
-    are datetime subclasses, whose text may differ)."""
-    if at.tzinfo is not None or type(at) is not datetime:
+    """``at.isoformat()``, kept for UTC times (a random game's synthetic ballot times repeat from
+    game to game; other offsets are not cached: an equal instant in another offset is an equal
+    key with another text; nor are datetime subclasses, whose text may differ)."""
+    if at.tzinfo is not UTC or type(at) is not datetime:
         return at.isoformat()
     text = _ISO.get(at)
     if text is None:
@@ -283,16 +304,18 @@ class WerewolfRuleset(Ruleset):
         if state.phase != DAY or state.flags.get("day_closed"):
             raise WrongPhaseError("not_day", "现在不是讨论日")
         if action.closes_at is not None:
-            game.emit(FlagSet("closes_at", action.closes_at.isoformat()))
+            closes_at = _require_in_range(action.closes_at, "关门时间")
+            game.emit(FlagSet("closes_at", closes_at.isoformat()))
         if action.accelerated is not None:
             game.emit(FlagSet("accelerated", bool(action.accelerated)))
 
-    def closes_at(self, state: GameState) -> datetime:
-        """The current day's closing time (a synthetic one when none was scheduled)."""
+    def closes_at(self, state: GameState) -> datetime | None:
+        """The current day's 关门 time, None until the director schedules it (nothing is late
+        before that: votes.admit_ballot)."""
         raw = state.flags.get("closes_at")
         if raw:
-            return datetime.fromisoformat(raw)
-        return day_base(state.day + 1)
+            return aware(datetime.fromisoformat(raw))  # logs written before the clock was aware
+        return None
 
     @staticmethod
     def ballot_of(e: VoteCast) -> Ballot:
@@ -300,11 +323,11 @@ class WerewolfRuleset(Ruleset):
         return Ballot(
             voter=e.voter,
             target=e.target,
-            at=datetime.fromisoformat(e.at) if e.at else BASE_TIME,
+            at=aware(datetime.fromisoformat(e.at)) if e.at else BASE_TIME,
             proxy=e.proxy,
             is_change=e.is_change,
             post_id=e.post_id,
-            requested_at=datetime.fromisoformat(e.requested_at) if e.requested_at else None,
+            requested_at=aware(datetime.fromisoformat(e.requested_at)) if e.requested_at else None,
             conditional=e.conditional,
             replies_to=e.replies_to,
             reason=e.reason,
@@ -336,9 +359,17 @@ class WerewolfRuleset(Ruleset):
         closes_at = self.closes_at(state)
         at = a.at
         if at is None:
-            # untimed ballots (tests, simulations): one second after the previous one, the first
-            # a day before the close; same awareness as the close so votes.py can compare them
-            at = history[-1].at + SECOND if history else closes_at - DAY_SPAN + SECOND
+            # untimed ballots (arrival order): one second after the previous one, the first a day
+            # before the close, or before the day's synthetic close (year 2000) if none is set
+            if history:
+                at = history[-1].at + SECOND
+            else:
+                at = (closes_at or day_base(state.day + 1)) - DAY_SPAN + SECOND
+        else:
+            at = _require_in_range(at, "投票时间")
+        requested_at = a.requested_at
+        if requested_at is not None:
+            requested_at = _require_in_range(requested_at, "代投请求时间")
         ballot = Ballot(
             voter,
             target,
@@ -346,7 +377,7 @@ class WerewolfRuleset(Ruleset):
             a.proxy,
             a.is_change,
             a.post_id,
-            a.requested_at,
+            requested_at,
             a.conditional,
             a.replies_to,
             a.reason,
@@ -365,7 +396,6 @@ class WerewolfRuleset(Ruleset):
             edited = [*history]
             edited[index] = kept
             kept = BallotBox(tuple(edited), state.changes_voided).current().get(voter, ballot)
-        requested_at = a.requested_at
         event = VoteCast(
             voter,
             kept.target,
