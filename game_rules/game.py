@@ -62,13 +62,13 @@ class Game:
     ) -> None:
         names = tuple(characters)
         if len(set(names)) != len(names):
-            raise ParameterError("duplicate_character", "character names must be unique")
+            raise ParameterError("duplicate_character", "角色名不能重复")
         if any(not n or not n.strip() for n in names):
-            raise ParameterError("empty_character", "character names must not be empty")
+            raise ParameterError("empty_character", "角色名不能为空")
         if len(names) != ruleset.params.player_count:
             raise ParameterError(
                 "player_count",
-                f"{ruleset_id} needs {ruleset.params.player_count} characters, got {len(names)}",
+                f"{ruleset_id}需要{ruleset.params.player_count}名角色，实际为{len(names)}名",
             )
         self.ruleset_id = ruleset_id
         self.ruleset = ruleset

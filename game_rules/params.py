@@ -98,7 +98,9 @@ def _ruleset_text(name: str) -> str:
     try:
         return resources.files("game_rules.rulesets").joinpath(name).read_text(encoding="utf-8")
     except (FileNotFoundError, OSError) as exc:
-        raise UnknownRulesetError(message=f"no ruleset file rulesets/{name}") from exc
+        raise UnknownRulesetError(
+            message=f"没有这个规则集：{name.removesuffix('.yaml')}（rulesets/{name}）"
+        ) from exc
 
 
 def _resolve(ruleset_id: str, seen: tuple[str, ...]) -> dict[str, Any]:
@@ -106,7 +108,9 @@ def _resolve(ruleset_id: str, seen: tuple[str, ...]) -> dict[str, Any]:
     # deep-merged over the base (mappings merge key by key; lists and values replace).
     if not isinstance(ruleset_id, str) or not _RULESET_ID.fullmatch(ruleset_id):
         # ids name files of the package, never paths: "../x" must not reach the file system
-        raise UnknownRulesetError(message=f"no ruleset {ruleset_id!r} (ids are a-z, 0-9 and _)")
+        raise UnknownRulesetError(
+            message=f"没有这个规则集：{ruleset_id!r}（规则集编号只含 a-z、0-9 和 _）"
+        )
     name = f"{ruleset_id}.yaml"
     data = yaml.safe_load(_ruleset_text(name))
     if not isinstance(data, dict):

@@ -136,12 +136,13 @@ class Ruleset:
         deck = self.params.deal_list()
         for role in fixed.values():
             if role not in self.params.roles:
-                raise InvalidTargetError("unknown_role", f"unknown role {role!r}")
+                known = "、".join(self.params.roles)
+                raise InvalidTargetError("unknown_role", f"没有“{role}”这个身份（可选：{known}）")
             try:
                 deck.remove(role)
             except ValueError:
                 raise InvalidTargetError(
-                    "role_count", f"more {role!r} fixed than the ruleset deals"
+                    "role_count", f"指定为“{role}”的角色多于本规则集的该身份人数"
                 ) from None
         rest = [c for c in characters if c not in fixed]
         rng.shuffle(deck)

@@ -249,7 +249,7 @@ def test_new_game_shows_deal_commitment_and_logs_in(console: Any) -> None:
 @pytest.mark.parametrize(
     ("ruleset", "players", "message"),
     [
-        ("m72", "甲\n乙", "needs 12 characters"),
+        ("m72", "甲\n乙", "需要12名角色"),
         ("m72", "甲\n甲", "重复"),
         ("m72", "", "请粘贴玩家名单"),
         ("zz9", "\n".join(M72_PLAYERS), "zz9"),

@@ -86,7 +86,7 @@ def test_extends_loops_and_unknown_bases_are_named(files: dict[str, str]) -> Non
 
 @pytest.mark.parametrize("bad", ["../rulesets/m08", "m08.votes", "M08", "m08/", "", "x" * 65])
 def test_ruleset_ids_are_file_stems_never_paths(bad: str) -> None:
-    with pytest.raises(UnknownRulesetError, match="ids are a-z, 0-9 and _"):
+    with pytest.raises(UnknownRulesetError, match="规则集编号只含 a-z、0-9 和 _"):
         load_params(bad)
 
 
