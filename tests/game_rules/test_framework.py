@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+from fractions import Fraction
 from typing import ClassVar
 
 import pytest
@@ -40,14 +41,17 @@ from game_rules.events import (
     Announced,
     Event,
     FlagSet,
+    GameStarted,
     Told,
     event_from_dict,
     event_to_dict,
 )
 from game_rules.params import params_from_mapping
-from game_rules.randomness import commitment, verify_commitment
+from game_rules.randomness import commitment, derived_rng, verify_commitment
 from game_rules.registry import Ruleset
 from game_rules.simulation import play_random_game
+from game_rules.state import GameState
+from game_rules.werewolf import WerewolfRuleset
 
 NAMES = [f"P{i:02d}" for i in range(1, 13)]
 
@@ -381,3 +385,30 @@ def test_views_serialise_to_json() -> None:
         doc = json.loads(json.dumps(g.character_view(c).to_dict(), ensure_ascii=False))
         assert doc["character"] == c
         assert all(e["type"] != "game_started" for e in doc["events"])
+
+
+class _Plain(WerewolfRuleset):
+    """An engine written as plain Python on the compiled day machinery (setup.py, mypyc): a
+    hidden extra vote for 12号, as M72's big crow gives one."""
+
+    engine: ClassVar[str] = "plain"
+
+    def visible_role(self, state: GameState, character: str) -> str:
+        return "秘密"
+
+    def hidden_extra(self, state: GameState) -> dict[str, Fraction]:
+        return {"P12": Fraction(3)}
+
+
+def test_a_plain_python_engine_extends_the_compiled_day_machinery() -> None:
+    ruleset = _Plain(load_params("m72"))
+    game = Game("m72", ruleset, "seed", [f"P{i}" for i in range(1, 13)])
+    deal = ruleset.deal(game.characters, derived_rng("seed", "deal"), {})
+    game.emit(GameStarted("m72", game.characters, deal, commitment("seed", deal), {}))
+    ruleset.start(game)
+    for voter in ("P1", "P2"):
+        game.apply(CastVote(voter, "P2"))
+    assert game.character_view("P1").role == "秘密"
+    # the compiled tally calls the override: 2 votes for P2 lose to 12号's 3 hidden ones
+    assert ruleset.tally_today(game.state).count_units["P12"] > 0
+    assert WerewolfRuleset.living_top(game.state, ruleset.tally_today(game.state)) == ("P12",)
