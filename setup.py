@@ -2,7 +2,7 @@
 
 Everything else (metadata, dependencies, packages) is in pyproject.toml, whose build requirements
 bring mypy (mypyc ships with it). A random full game spends its time in the modules listed below;
-compiled, it runs about 1.8 times as fast (BENCHMARKS.md). The sources stay the reference: the
+compiled, it runs about 1.7 times as fast (BENCHMARKS.md). The sources stay the reference: the
 same code runs as plain Python, with the same results (docs/architecture.md, "Compiled core").
 
 ``BANSHA_PURE_PYTHON=1 pip install -e .`` installs without compiling, and removes compiled
