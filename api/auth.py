@@ -25,6 +25,8 @@ from models.game import Token
 DIRECTOR = "director"
 PLAYER = "player"
 PUBLIC = "public"
+#: the token kinds as a refusal names them
+_KIND_NAMES = {DIRECTOR: "导演", PLAYER: "玩家", PUBLIC: "公开"}
 
 
 def new_token() -> str:
@@ -61,13 +63,13 @@ class Caller:
 def bearer_token() -> str | None:
     """The bearer token of the current request, or None when there is no Authorization header."""
     if "token" in request.args or "access_token" in request.args:
-        raise BadRequest("tokens are accepted only in the Authorization header, never in the URL")
+        raise BadRequest("令牌只能放在 Authorization 请求头中，不能写在网址里")
     header = request.headers.get("Authorization")
     if header is None:
         return None
     scheme, _, value = header.partition(" ")
     if scheme.lower() != "bearer" or not value.strip():
-        raise Unauthorized("Authorization header must be 'Bearer <token>'")
+        raise Unauthorized("Authorization 请求头须为 'Bearer <令牌>'")
     return value.strip()
 
 
@@ -146,7 +148,7 @@ def _lookup(digest: str, session: Session) -> Caller:
         )
     ).first()
     if row is None:
-        raise Unauthorized("unknown token")
+        raise Unauthorized("无效的令牌")
     if row.revoked_at is not None:
         raise TokenRevoked(revoked_message(row.kind))
     return Caller(row.kind, row.game_id, row.character, digest)
@@ -156,12 +158,12 @@ def require(caller: Caller, game_id: str, *kinds: str) -> Caller:
     """Check that ``caller`` may act on ``game_id`` as one of ``kinds``; raise 401/403 otherwise."""
     if PUBLIC in kinds:
         if caller.kind != PUBLIC and caller.game_id != game_id:
-            raise Forbidden("this token belongs to another game")
+            raise Forbidden("此令牌属于另一场游戏")
         return caller
     if caller.kind == PUBLIC:
-        raise Unauthorized("this endpoint needs a token in the Authorization header")
+        raise Unauthorized("此接口需要在 Authorization 请求头中提供令牌")
     if caller.game_id != game_id:
-        raise Forbidden("this token belongs to another game")
+        raise Forbidden("此令牌属于另一场游戏")
     if caller.kind not in kinds:
-        raise Forbidden(f"this endpoint needs a {' or '.join(kinds)} token")
+        raise Forbidden(f"此接口需要{'或'.join(_KIND_NAMES.get(k, k) for k in kinds)}令牌")
     return caller

@@ -79,9 +79,9 @@ def give_card(game_id: str, body: dict[str, Any]) -> tuple[Response, int]:
         row = get_game(session, game_id)
         require(caller, game_id, DIRECTOR)
         if body["character"] not in characters_of(row):
-            raise BadRequest(f"unknown character {body['character']!r}", path="$.character")
+            raise BadRequest(f"没有名为「{body['character']}」的角色", path="$.character")
         if not cardrules.known_category(body["category"]):
-            raise BadRequest(f"unknown category {body['category']!r}", path="$.category")
+            raise BadRequest(f"未知的违规类别：{body['category']!r}", path="$.category")
     actor = body.get("director") or DIRECTOR
     with locked_game(game_id) as (_session, locked):
         result = referee_give_card(

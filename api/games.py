@@ -33,9 +33,9 @@ def _check_admin() -> str:
         return "public"
     given = bearer_token()
     if given is None:
-        raise Unauthorized("creating a game needs the service's admin token")
+        raise Unauthorized("创建游戏需要服务的管理员令牌")
     if not secrets.compare_digest(given.encode(), str(expected).encode()):
-        raise Forbidden("this token may not create games")
+        raise Forbidden("此令牌不能创建游戏")
     return f"admin:{hash_token(given)}"
 
 
@@ -46,13 +46,11 @@ def _players(raw: list[Any]) -> list[dict[str, Any]]:
         entry.setdefault("aliases", [])
         entry.setdefault("player", entry["character"])
         if entry["character"] != entry["character"].strip():
-            raise BadRequest(
-                "character names must not start or end with spaces", path=f"$.players[{i}]"
-            )
+            raise BadRequest("角色名首尾不能有空格", path=f"$.players[{i}]")
         players.append(entry)
     names = [p["character"] for p in players]
     if len(set(names)) != len(names):
-        raise BadRequest("character names must be unique", path="$.players")
+        raise BadRequest("角色名不能重复", path="$.players")
     return players
 
 

@@ -54,7 +54,7 @@ def request_key() -> str | None:
         return None
     key = raw.strip()
     if not KEY_FORMAT.fullmatch(key):
-        raise BadRequest(f"{HEADER} must be {KEY_RULE}", path=HEADER)
+        raise BadRequest(f"{HEADER} 须为 16 至 255 个可见 ASCII 字符（请用随机 UUID）", path=HEADER)
     return key
 
 

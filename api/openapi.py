@@ -70,21 +70,19 @@ def read_json_body() -> Any:
     """Decode the request body as JSON, or raise :class:`BadRequest` saying why not."""
     raw = request.get_data(cache=True)
     if not raw:
-        raise BadRequest("request body is empty; expected JSON")
+        raise BadRequest("请求正文为空，应为 JSON")
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise BadRequest(f"request body is not UTF-8: {exc.reason}") from exc
+        raise BadRequest(f"请求正文不是 UTF-8 编码：{exc.reason}") from exc
     except json.JSONDecodeError as exc:
-        raise BadRequest(
-            f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from exc
+        raise BadRequest(f"JSON 格式错误（第{exc.lineno}行第{exc.colno}列）：{exc.msg}") from exc
     except RecursionError:
-        raise BadRequest("JSON nested too deeply") from None
+        raise BadRequest("JSON 嵌套层数过多") from None
     except ValueError as exc:
         # the one ValueError json.loads raises besides the two above: an integer literal longer
         # than Python converts (sys.get_int_max_str_digits(), 4,300 digits by default)
-        raise BadRequest("malformed JSON: a number has too many digits") from exc
+        raise BadRequest("JSON 格式错误：数字位数过多") from exc
 
 
 def endpoint(

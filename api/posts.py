@@ -46,12 +46,11 @@ def ingest(game_id: str, body: dict[str, Any]) -> Response:
     posts: list[dict[str, Any]] = [body] if single else body["posts"]
     config = current_app.config
     if len(posts) > config["MAX_BATCH"]:
-        raise TooLarge(f"batch of {len(posts)} posts is over the limit of {config['MAX_BATCH']}")
+        raise TooLarge(f"一次提交{len(posts)}条帖子，超过上限{config['MAX_BATCH']}条")
     for i, post in enumerate(posts):
         if len(post["body"]) > config["MAX_POST_CHARS"]:
             raise TooLarge(
-                f"post body of {len(post['body'])} characters is over the limit of "
-                f"{config['MAX_POST_CHARS']}",
+                f"帖子正文{len(post['body'])}字，超过上限{config['MAX_POST_CHARS']}字",
                 path="$.body" if single else f"$.posts[{i}].body",
             )
     limit = config["RATE_LIMIT_POSTS"]
@@ -66,7 +65,7 @@ def ingest(game_id: str, body: dict[str, Any]) -> Response:
         for i, post in enumerate(posts):
             if post["author"] not in known:
                 raise BadRequest(
-                    f"unknown character {post['author']!r} in game {game_id}",
+                    f"本场游戏（{game_id}）没有名为「{post['author']}」的角色",
                     path="$.author" if single else f"$.posts[{i}].author",
                 )
         try:

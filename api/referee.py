@@ -199,7 +199,7 @@ def shared_game(
                 connection, token_hash, cost, limit, game_id
             )
             if found is None:
-                raise NotFound(f"no game {game_id!r}")
+                raise NotFound(f"没有这场游戏：{game_id!r}")
             refuse_if_revoked(caller, revoked)
             settle(connection, token_hash, cost, limit, count, now)
             version = found
@@ -928,24 +928,24 @@ def decide(
     """The director's ruling on a suggestion: store it, issue the card, learn from it."""
     session, row = locked.session, locked.row
     if suggestion.status != "pending":
-        raise Conflict(f"suggestion {suggestion.id} was already decided", rule="already_decided")
+        raise Conflict(f"建议 {suggestion.id} 已经裁决过了", rule="already_decided")
     if action == "confirm":
         if colour is not None and colour != suggestion.colour:
             raise BadRequest(
-                "confirm keeps the suggested colour; use action 'change' to change it",
+                "confirm 保持建议的牌色；要换牌色请用 change",
                 path="$.colour",
             )
         final = suggestion.colour
     elif action == "dismiss":
         if colour not in (None, cardrules.GREEN):
-            raise BadRequest("dismiss means a green card (no violation)", path="$.colour")
+            raise BadRequest("dismiss 即绿牌（不违规），不能另给牌色", path="$.colour")
         final = cardrules.GREEN
     else:
         if colour is None:
-            raise BadRequest("action 'change' needs a colour", path="$.colour")
+            raise BadRequest("change 需要给出牌色", path="$.colour")
         final = colour
     if faction_lost and final != cardrules.RED:
-        raise BadRequest("faction_lost may accompany only a red card", path="$.faction_lost")
+        raise BadRequest("只有红牌可以附带判负（faction_lost）", path="$.faction_lost")
     if faction_lost and not cardrules.may_declare_faction_lost(row.ruleset):
         raise Conflict("本场规则不允许随红牌判负阵营", rule="red_faction_lost_not_allowed")
     decision = Decision(
@@ -1040,7 +1040,7 @@ def find_suggestion(session: Session, suggestion_id: int) -> Suggestion:
     """The suggestion, or 404."""
     found = session.get(Suggestion, suggestion_id)
     if found is None:
-        raise NotFound(f"no suggestion {suggestion_id}")
+        raise NotFound(f"没有这条建议：{suggestion_id}")
     return found
 
 

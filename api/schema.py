@@ -38,11 +38,11 @@ class SchemaError(ValueError):
 def _check_text(value: str, path: str) -> None:
     """Refuse text no database can store: unpaired surrogates and NUL characters."""
     if "\x00" in value:
-        raise SchemaError(path, "NUL characters are not allowed")
+        raise SchemaError(path, "不能包含 NUL 字符")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise SchemaError(path, f"unpaired surrogate at position {exc.start}") from None
+        raise SchemaError(path, f"第{exc.start}个字符是不成对的代理码位") from None
 
 
 def _check_key(key: str, path: str) -> None:
@@ -51,7 +51,7 @@ def _check_key(key: str, path: str) -> None:
     try:
         _check_text(key, path)
     except SchemaError as exc:
-        raise SchemaError(path, f"field name: {exc.message}") from None
+        raise SchemaError(path, f"字段名：{exc.message}") from None
 
 
 def _type_name(value: Any) -> str:
@@ -82,7 +82,7 @@ class Field:
         if value is None:
             if self.nullable:
                 return None
-            raise SchemaError(path, "must not be null")
+            raise SchemaError(path, "不能为 null")
         return self._check(value, path)
 
     def _check(self, value: Any, path: str) -> Any:
@@ -124,14 +124,14 @@ class Str(Field):
 
     def _check(self, value: Any, path: str) -> Any:
         if not isinstance(value, str):
-            raise SchemaError(path, f"expected string, got {_type_name(value)}")
+            raise SchemaError(path, f"应为字符串，实际为 {_type_name(value)}")
         _check_text(value, path)
         if len(value) < self.min_len:
-            raise SchemaError(path, f"must be at least {self.min_len} characters")
+            raise SchemaError(path, f"至少{self.min_len}个字符")
         if self.max_len is not None and len(value) > self.max_len:
-            raise SchemaError(path, f"must be at most {self.max_len} characters")
+            raise SchemaError(path, f"最多{self.max_len}个字符")
         if self.enum and value not in self.enum:
-            raise SchemaError(path, f"must be one of {', '.join(self.enum)}")
+            raise SchemaError(path, f"只能是以下之一：{', '.join(self.enum)}")
         return value
 
     def _schema(self) -> dict[str, Any]:
@@ -157,16 +157,16 @@ class DateTimeStr(Field):
 
     def _check(self, value: Any, path: str) -> Any:
         if not isinstance(value, str):
-            raise SchemaError(path, f"expected ISO 8601 string, got {_type_name(value)}")
+            raise SchemaError(path, f"应为 ISO 8601 时间字符串，实际为 {_type_name(value)}")
         try:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError as exc:
-            raise SchemaError(path, f"not an ISO 8601 timestamp: {value!r}") from exc
+            raise SchemaError(path, f"不是 ISO 8601 时间：{value!r}") from exc
         if parsed.tzinfo is None:
-            raise SchemaError(path, "timestamp needs a UTC offset (e.g. +08:00 or Z)")
+            raise SchemaError(path, "时间须带时区（如 +08:00 或 Z）")
         # aware comparisons subtract offsets without building a date, so they cannot overflow
         if not EARLIEST_TIME <= parsed < LATEST_TIME:
-            raise SchemaError(path, "timestamp must lie from 1970-01-01 to 9998-12-31 (UTC)")
+            raise SchemaError(path, "时间须在 1970-01-01 至 9998-12-31（UTC）之间")
         return parsed
 
     def _schema(self) -> dict[str, Any]:
@@ -182,11 +182,11 @@ class Int(Field):
 
     def _check(self, value: Any, path: str) -> Any:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise SchemaError(path, f"expected integer, got {_type_name(value)}")
+            raise SchemaError(path, f"应为整数，实际为 {_type_name(value)}")
         if self.minimum is not None and value < self.minimum:
-            raise SchemaError(path, f"must be >= {self.minimum}")
+            raise SchemaError(path, f"不能小于{self.minimum}")
         if self.maximum is not None and value > self.maximum:
-            raise SchemaError(path, f"must be <= {self.maximum}")
+            raise SchemaError(path, f"不能大于{self.maximum}")
         return value
 
     def _schema(self) -> dict[str, Any]:
@@ -204,7 +204,7 @@ class Num(Field):
 
     def _check(self, value: Any, path: str) -> Any:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise SchemaError(path, f"expected number, got {_type_name(value)}")
+            raise SchemaError(path, f"应为数字，实际为 {_type_name(value)}")
         return value
 
     def _schema(self) -> dict[str, Any]:
@@ -217,7 +217,7 @@ class Bool(Field):
 
     def _check(self, value: Any, path: str) -> Any:
         if not isinstance(value, bool):
-            raise SchemaError(path, f"expected boolean, got {_type_name(value)}")
+            raise SchemaError(path, f"应为布尔值，实际为 {_type_name(value)}")
         return value
 
     def _schema(self) -> dict[str, Any]:
@@ -234,11 +234,11 @@ class Arr(Field):
 
     def _check(self, value: Any, path: str) -> Any:
         if not isinstance(value, list):
-            raise SchemaError(path, f"expected array, got {_type_name(value)}")
+            raise SchemaError(path, f"应为数组，实际为 {_type_name(value)}")
         if len(value) < self.min_items:
-            raise SchemaError(path, f"needs at least {self.min_items} items")
+            raise SchemaError(path, f"至少{self.min_items}项")
         if self.max_items is not None and len(value) > self.max_items:
-            raise SchemaError(path, f"at most {self.max_items} items")
+            raise SchemaError(path, f"最多{self.max_items}项")
         return [self.items.validate(v, f"{path}[{i}]") for i, v in enumerate(value)]
 
     def _schema(self) -> dict[str, Any]:
@@ -258,7 +258,7 @@ class Map(Field):
 
     def _check(self, value: Any, path: str) -> Any:
         if not isinstance(value, dict):
-            raise SchemaError(path, f"expected object, got {_type_name(value)}")
+            raise SchemaError(path, f"应为对象，实际为 {_type_name(value)}")
         for key in value:
             _check_key(key, path)
         return {k: self.values.validate(v, f"{path}.{k}") for k, v in value.items()}
@@ -277,16 +277,16 @@ class Obj(Field):
 
     def _check(self, value: Any, path: str) -> Any:
         if not isinstance(value, dict):
-            raise SchemaError(path, f"expected object, got {_type_name(value)}")
+            raise SchemaError(path, f"应为对象，实际为 {_type_name(value)}")
         for key in self.required:
             if key not in value:
-                raise SchemaError(f"{path}.{key}", "required field missing")
+                raise SchemaError(f"{path}.{key}", "缺少必填字段")
         out: dict[str, Any] = {}
         for key, item in value.items():
             node = self.props.get(key)
             if node is None:
                 _check_key(key, path)
-                raise SchemaError(f"{path}.{key}", "unknown field")
+                raise SchemaError(f"{path}.{key}", "未知字段")
             out[key] = node.validate(item, f"{path}.{key}")
         return out
 
@@ -342,14 +342,14 @@ class OneOf(Field):
             return routed.validate(value, path)
         tags = self._tag_values()
         if tags and isinstance(value, dict):
-            raise SchemaError(f"{path}.{self.tag}", f"must be one of {', '.join(tags)}")
+            raise SchemaError(f"{path}.{self.tag}", f"只能是以下之一：{', '.join(tags)}")
         errors = []
         for option in self.options:
             try:
                 return option.validate(value, path)
             except SchemaError as exc:
                 errors.append(str(exc))
-        raise SchemaError(path, "matches no alternative: " + " | ".join(errors))
+        raise SchemaError(path, "不符合任何一种格式：" + " | ".join(errors))
 
     def _schema(self) -> dict[str, Any]:
         return {"oneOf": [o.json_schema() for o in self.options]}

@@ -27,7 +27,7 @@ def get_game(session: Session, game_id: str) -> Game:
     """The game row, or 404."""
     game = session.get(Game, game_id)
     if game is None:
-        raise NotFound(f"no game {game_id!r}")
+        raise NotFound(f"没有这场游戏：{game_id!r}")
     return game
 
 
@@ -43,7 +43,7 @@ def lock_game(session: Session, game_id: str) -> Game:
     """The game row, locked for the rest of the transaction (``FOR UPDATE``), or 404."""
     game = session.scalars(_LOCK_GAME, {"game_id": game_id}).first()
     if game is None:
-        raise NotFound(f"no game {game_id!r}")
+        raise NotFound(f"没有这场游戏：{game_id!r}")
     return game
 
 
@@ -75,7 +75,7 @@ def game_version_shared(connection: Connection, game_id: str, token_hash: str) -
         _GAME_VERSION_SHARED, {"game_id": game_id, "token_hash": token_hash}
     ).first()
     if row is None:
-        raise NotFound(f"no game {game_id!r}")
+        raise NotFound(f"没有这场游戏：{game_id!r}")
     return int(row[0]), row[1] is not None
 
 

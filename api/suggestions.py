@@ -36,7 +36,7 @@ STATUSES = ("pending", "decided", "all")
 def list_suggestions(game_id: str) -> Response:
     status = request.args.get("status", "pending")
     if status not in STATUSES:
-        raise BadRequest(f"status must be one of {', '.join(STATUSES)}", path="status")
+        raise BadRequest(f"status 只能是以下之一：{', '.join(STATUSES)}", path="status")
     character = request.args.get("character")
     with db().read() as session:
         caller = identify(session)
@@ -60,7 +60,7 @@ def list_suggestions(game_id: str) -> Response:
 def _suggestion_id(raw: str) -> int:
     # ASCII digits only: str.isdigit() also admits "²", which int() refuses, and "١" or "１"
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 12:
-        raise NotFound(f"no suggestion {raw!r}")
+        raise NotFound(f"没有这条建议：{raw!r}")
     return int(raw)
 
 

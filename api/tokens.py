@@ -106,7 +106,7 @@ def _authorised_character(game_id: str, character: str) -> None:
         row = get_game(session, game_id)
         require(caller, game_id, DIRECTOR)
         if character not in characters_of(row):
-            raise BadRequest(f"unknown character {character!r}", path="$.character")
+            raise BadRequest(f"没有名为「{character}」的角色", path="$.character")
 
 
 def _change(game_id: str, body: dict[str, Any], *, reissue: bool) -> tuple[list[int], str | None]:

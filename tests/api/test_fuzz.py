@@ -859,7 +859,7 @@ def test_an_integer_literal_too_long_to_read_is_a_400(api: Any, app: Flask) -> N
     raw = b'{"ruleset": "m08", "players": ' + b"7" * 5000 + b"}"
     response = post_raw(api, "/api/games", raw)
     assert response.status_code == 400
-    assert response.get_json()["error"]["message"] == "malformed JSON: a number has too many digits"
+    assert response.get_json()["error"]["message"] == "JSON 格式错误：数字位数过多"
     game = api.make_game("m08")
     raw = b'{"type": "schedule_day", "accelerated": ' + b"1" * 4301 + b"}"
     response = post_raw(api, f"/api/games/{game['id']}/actions", raw, game["director_token"])
@@ -889,7 +889,7 @@ def test_a_field_name_with_an_unpaired_surrogate_is_a_400_naming_the_object(
             )
             assert response.status_code == 400, body
             error = response.get_json()["error"]
-            assert error["path"] == path and "field name: " in error["message"], error
+            assert error["path"] == path and "字段名：" in error["message"], error
     assert dump_tables(app) == before
     game = api.make_game("m08")
     response = post_raw(

@@ -50,7 +50,7 @@ def test_malformed_json_is_400_and_creates_nothing(client: Any, app: Flask) -> N
     response = client.post("/api/games", data="{not json", content_type="application/json")
     assert response.status_code == 400
     error = response.get_json()["error"]
-    assert error["code"] == "bad_request" and "malformed JSON" in error["message"]
+    assert error["code"] == "bad_request" and "JSON 格式错误" in error["message"]
     assert count(app, Game) == 0
 
 
@@ -144,7 +144,7 @@ def test_token_in_the_url_is_refused(api: Any, game: dict[str, Any]) -> None:
         "GET", f"/api/games/{game['id']}/cards?token={game['director_token']}", None
     )
     assert response.status_code == 400
-    assert "Authorization header" in response.get_json()["error"]["message"]
+    assert "Authorization 请求头" in response.get_json()["error"]["message"]
 
 
 def test_healthz_and_index(client: Any) -> None:

@@ -123,7 +123,7 @@ def test_a_malformed_key_is_400_and_creates_nothing(app: Flask, key: str) -> Non
     )
     assert response.status_code == 400, response.get_json()
     error = response.get_json()["error"]
-    assert error["path"] == "Idempotency-Key" and "16 to 255" in error["message"]
+    assert error["path"] == "Idempotency-Key" and "16 至 255" in error["message"]
     assert _count(app, Game) == 0
 
 

@@ -207,7 +207,7 @@ def test_limits_are_413_and_store_nothing(db_url: str, api: Any) -> None:
     url = f"/api/games/{game['id']}/posts"
     posts = [small.post_body("软件1", "x") for _ in range(4)]
     response = small.call("POST", url, game["director_token"], {"posts": posts})
-    assert response.status_code == 413 and "limit of 3" in response.get_json()["error"]["message"]
+    assert response.status_code == 413 and "超过上限3条" in response.get_json()["error"]["message"]
     response = small.call("POST", url, game["director_token"], small.post_body("软件1", "长" * 51))
     assert response.status_code == 413
     assert response.get_json()["error"]["path"] == "$.body"

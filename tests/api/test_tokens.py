@@ -324,7 +324,7 @@ def test_token_cli_lists_and_refuses_bad_input(
         text_out
     )
     assert token_main(["rotate-director", "nosuchgame", "--url", db_url]) == 1
-    assert "no game 'nosuchgame'" in capsys.readouterr().err
+    assert "没有这场游戏：'nosuchgame'" in capsys.readouterr().err
     assert token_main(["list", "nosuchgame", "--url", db_url]) == 1
     assert token_main(["frobnicate"]) == 2
     assert token_main([]) == 2

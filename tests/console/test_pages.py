@@ -355,7 +355,7 @@ def test_deciding_twice_is_refused(console: Any, game: dict[str, Any]) -> None:
     console.login(game["director_token"])
     console.form(f"/queue/{sid}", {"colour": "blue"})
     console.form(f"/queue/{sid}", {"colour": "red"})
-    assert "already decided" in console.html("/queue")
+    assert "已经裁决过了" in console.html("/queue")
     assert "被红牌罚下" not in console.html("/day")
 
 
