@@ -185,9 +185,10 @@ class Ruleset:
         the last faction standing).
         """
         if faction not in self.params.factions:
-            raise InvalidTargetError("unknown_faction", f"unknown faction {faction!r}")
+            known = "、".join(self.params.factions)
+            raise InvalidTargetError("unknown_faction", f"没有“{faction}”这个阵营（可选：{known}）")
         if faction in state.lost:
-            raise InvalidTargetError("already_lost", f"{faction} already lost")
+            raise InvalidTargetError("already_lost", f"{self.params.factions[faction]}已经判负")
 
     def director_actions(self, state: GameState) -> list[Action]:
         """The director's discretionary actions legal now (see

@@ -747,7 +747,10 @@ class WerewolfRuleset(Ruleset):
     def declare_lost(self, game: Game, action: Any) -> None:
         """Director's 判负 (with the end check)."""
         if action.faction not in self.params.factions:
-            raise InvalidTargetError("unknown_faction", f"unknown faction {action.faction!r}")
+            known = "、".join(self.params.factions)
+            raise InvalidTargetError(
+                "unknown_faction", f"没有“{action.faction}”这个阵营（可选：{known}）"
+            )
         self.validate_faction_loss(game.state, action.faction)
         try:
             game.emit(FactionLost(action.faction, action.reason))
