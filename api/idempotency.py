@@ -44,7 +44,8 @@ from models.types import utcnow
 HEADER = "Idempotency-Key"
 #: visible ASCII, no spaces; long enough that a random key cannot be guessed (a UUID is 36)
 KEY_FORMAT = re.compile(r"[\x21-\x7e]{16,255}")
-KEY_RULE = "16 to 255 visible ASCII characters (use a random UUID)"
+KEY_RULE = "16 to 255 visible ASCII characters (use a random UUID)"  # for the API description
+KEY_RULE_ZH = "16 至 255 个可见 ASCII 字符（请用随机 UUID）"  # for the refusal
 
 
 def request_key() -> str | None:
@@ -54,7 +55,7 @@ def request_key() -> str | None:
         return None
     key = raw.strip()
     if not KEY_FORMAT.fullmatch(key):
-        raise BadRequest(f"{HEADER} 须为 16 至 255 个可见 ASCII 字符（请用随机 UUID）", path=HEADER)
+        raise BadRequest(f"{HEADER} 须为{KEY_RULE_ZH}", path=HEADER)
     return key
 
 

@@ -148,8 +148,6 @@ class Str(Field):
 # the times a request may name are the game core's: near year 1 or 9999, converting to UTC,
 # storing, or the core's day arithmetic (a day before the close, a second after a ballot) runs
 # out of years
-
-
 @dataclass(frozen=True)
 class DateTimeStr(Field):
     """An ISO 8601 timestamp with a UTC offset (``2024-05-01T20:00:00+08:00``), as datetime,

@@ -26,9 +26,6 @@ same machine.
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
-import pkgutil
 import random
 import re
 import shutil
@@ -37,8 +34,8 @@ import sys
 import time
 from typing import Any
 
-import game_rules
 from game_rules.actions import Action
+from game_rules.compiled import compiled_modules
 from game_rules.game import Game
 from game_rules.simulation import RandomPolicy, play_random_game, replay_actions
 
@@ -89,12 +86,7 @@ def _paired(fn: Any, seconds: float) -> tuple[float, float]:
 
 def build() -> str:
     """How the game core under test was installed: compiled by setup.py (mypyc) or not."""
-    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
-    compiled = [
-        m.name
-        for m in pkgutil.walk_packages(game_rules.__path__, prefix="game_rules.")
-        if str(getattr(importlib.util.find_spec(m.name), "origin", "")).endswith(suffixes)
-    ]
+    compiled = compiled_modules()
     if compiled:
         return f"game core compiled with mypyc ({len(compiled)} modules, setup.py)"
     return "game core as plain Python (BANSHA_PURE_PYTHON, or no compiled build)"

@@ -739,18 +739,8 @@ class WerewolfRuleset(Ruleset):
         except _Ended:
             pass
 
-    def validate_faction_loss(self, state: GameState, faction: str) -> None:
-        """A faction already lost cannot lose again."""
-        if faction in state.lost:
-            raise IllegalActionError("already_lost", f"{faction}已经判负")
-
     def declare_lost(self, game: Game, action: Any) -> None:
         """Director's 判负 (with the end check)."""
-        if action.faction not in self.params.factions:
-            known = "、".join(self.params.factions)
-            raise InvalidTargetError(
-                "unknown_faction", f"没有“{action.faction}”这个阵营（可选：{known}）"
-            )
         self.validate_faction_loss(game.state, action.faction)
         try:
             game.emit(FactionLost(action.faction, action.reason))

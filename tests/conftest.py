@@ -8,44 +8,20 @@ would test the old compiled code, so the session stops and says how to rebuild.
 
 from __future__ import annotations
 
-import importlib.machinery
-from pathlib import Path
-
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "game_rules"
-
-
-def compiled_beside_sources() -> dict[Path, Path]:
-    """Each compiled module in the source tree -> its source file."""
-    # longest first: ".cpython-311-x86_64-linux-gnu.so" before ".so"
-    suffixes = sorted(importlib.machinery.EXTENSION_SUFFIXES, key=len, reverse=True)
-    found: dict[Path, Path] = {}
-    for built in PACKAGE.rglob("*.*"):
-        suffix = next((s for s in suffixes if built.name.endswith(s)), None)
-        if suffix is not None:
-            found[built] = built.with_name(built.name.removesuffix(suffix) + ".py")
-    return found
-
-
-def stale_compiled_modules() -> list[str]:
-    """Sources edited after their compiled module was built (relative paths)."""
-    return sorted(
-        str(source.relative_to(PACKAGE.parent))
-        for built, source in compiled_beside_sources().items()
-        if source.exists() and source.stat().st_mtime > built.stat().st_mtime
-    )
+from game_rules.compiled import compiled_modules, stale_modules
 
 
 def pytest_report_header() -> str:
-    count = len(compiled_beside_sources())
+    count = len(compiled_modules())
     if count:
         return f"game core: {count} modules compiled with mypyc (setup.py)"
     return "game core: plain Python (not compiled)"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    stale = stale_compiled_modules()
+    stale = stale_modules()
     if stale:
         pytest.exit(
             "compiled game core is older than its sources ("

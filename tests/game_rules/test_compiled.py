@@ -7,7 +7,6 @@ red cards and substitutions included, are played by both and their event logs co
 
 from __future__ import annotations
 
-import importlib.machinery
 import json
 import os
 import shutil
@@ -20,11 +19,11 @@ from typing import Any
 import pytest
 
 import game_rules
-import game_rules.game
+from game_rules.compiled import compiled_modules
 from game_rules.simulation import RandomPolicy, play_random_game
 
 PACKAGE = Path(str(game_rules.__file__)).parent
-COMPILED = str(game_rules.game.__file__).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+COMPILED = "game_rules.game" in compiled_modules()
 GAMES = 12
 RULESETS = ["m72", "m08", "m08_12", "wa004", "wa004_consent"]
 POLICY = RandomPolicy(eject=0.1, substitute=0.1, miss_deadline=0.3)
