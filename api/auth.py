@@ -86,8 +86,8 @@ def identify_cached(database: Database) -> Caller:
 
     What a token names (game, kind, character) never changes, so that is what is cached. Whether
     it is still live is not: a caller that takes this path must confirm it inside its own
-    transaction (pass the caller to :func:`api.referee.shared_game` or
-    :func:`api.referee.locked_game`, or call :func:`refuse_revoked`), which also drops a revoked
+    transaction (pass the caller to :func:`api.locking.shared_game` or
+    :func:`api.locking.locked_game`, or call :func:`refuse_revoked`), which also drops a revoked
     one from the cache (:func:`forget_token`).
     """
     token = bearer_token()

@@ -9,11 +9,13 @@ from sqlalchemy import select
 
 from api import cardrules, schemas
 from api.auth import DIRECTOR, identify, require
+from api.card_store import ledger_for
 from api.database import db
 from api.errors import BadRequest
+from api.locking import characters_of, locked_game
 from api.openapi import endpoint
-from api.referee import card_json, characters_of, ledger_for, locked_game
-from api.referee import give_card as referee_give_card
+from api.payloads import card_json
+from api.rulings import give_card as referee_give_card
 from api.store import get_game
 from game_rules.penalties import CardColour
 from models.cards import Card

@@ -10,15 +10,10 @@ from api import schemas
 from api.auth import DIRECTOR, identify_cached, refuse_revoked, require
 from api.database import db
 from api.errors import ApiError, BadRequest, TooLarge
+from api.ingest import ingest_posts, ingest_unvoted_posts
+from api.locking import game_meta, locked_game, shared_game
 from api.openapi import endpoint
 from api.ratelimit import consume
-from api.referee import (
-    game_meta,
-    ingest_posts,
-    ingest_unvoted_posts,
-    locked_game,
-    shared_game,
-)
 from api.screening import PostTooLargeError, screen_posts
 
 bp = Blueprint("posts", __name__)

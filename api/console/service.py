@@ -1,9 +1,9 @@
 """The console's adapter over the referee service's own Python layer (no HTTP inside the app).
 
 Reads open a read transaction and rebuild the game at its committed version
-(:func:`api.referee.read_game`); writes run in the service's locked write transaction
-(:func:`api.referee.locked_game`) and call the same functions the JSON endpoints call
-(:func:`api.referee.decide`, :func:`api.referee.close_day`, ``LockedGame.apply``...), so the
+(:func:`api.locking.read_game`); writes run in the service's locked write transaction
+(:func:`api.locking.locked_game`) and call the same functions the JSON endpoints call
+(:func:`api.rulings.decide`, :func:`api.closing.close_day`, ``LockedGame.apply``...), so the
 console and the API can never disagree about a ruling. Creating a game reuses the
 ``POST /api/games`` view itself with a validated body, because that is where S1 keeps it.
 
@@ -27,6 +27,8 @@ from sqlalchemy.orm import Session
 
 from api import cardrules, schemas
 from api.auth import DIRECTOR, PLAYER, hash_token
+from api.card_store import ledger_for
+from api.closing import activity_counts, close_day, close_night
 from api.console.forms import MAX_NAME, PLAN_SEPARATOR, decision_for
 from api.console.highlight import highlight, spans_from_findings
 from api.console.labels import (
@@ -43,19 +45,10 @@ from api.console.labels import (
 from api.database import db
 from api.errors import ApiError, NotFound
 from api.gameplay import Game, action_from_json
-from api.referee import (
-    THREADS,
-    activity_counts,
-    characters_of,
-    close_day,
-    close_night,
-    decide,
-    find_suggestion,
-    ledger_for,
-    locked_game,
-    read_game,
-)
-from api.referee import give_card as referee_give_card
+from api.ingest import THREADS
+from api.locking import characters_of, locked_game, read_game
+from api.rulings import decide, find_suggestion
+from api.rulings import give_card as referee_give_card
 from api.schema import SchemaError
 from api.store import audit, lock_game
 from api.tokens import replace_token

@@ -1,0 +1,114 @@
+"""The JSON shapes of suggestions, decisions, cards and ingested posts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from api import cardrules
+from models.cards import Card, Decision, Suggestion
+from models.posts import Post
+
+
+def suggestion_json(
+    s: Suggestion, post: Post | None = None, decision: Decision | None = None
+) -> dict[str, Any]:
+    """A suggestion as JSON (with its post and decision when given)."""
+    out: dict[str, Any] = {
+        "id": s.id,
+        "game_id": s.game_id,
+        "character": s.character,
+        "kind": s.kind,
+        "category": s.category,
+        "colour": s.colour,
+        "colour_name": cardrules.colour_name(s.colour),
+        "day": s.day,
+        "status": s.status,
+        "reasons": s.reasons,
+        "created_at": s.created_at.isoformat(),
+        "post": None,
+        "decision": None,
+    }
+    if post is not None:
+        out["post"] = {
+            "id": post.id,
+            "forum_post_id": post.forum_post_id,
+            "thread": post.thread,
+            "day": post.day,
+            "posted_at": post.posted_at.isoformat(),
+            "body": post.body,
+            "findings": post.findings,
+        }
+    if decision is not None:
+        out["decision"] = decision_json(decision)
+    return out
+
+
+def decision_json(d: Decision) -> dict[str, Any]:
+    """A decision as JSON."""
+    return {
+        "id": d.id,
+        "suggestion_id": d.suggestion_id,
+        "action": d.action,
+        "colour": d.colour,
+        "colour_name": cardrules.colour_name(d.colour),
+        "note": d.note,
+        "faction_lost": d.faction_lost,
+        "decided_by": d.decided_by,
+        "decided_at": d.decided_at.isoformat(),
+    }
+
+
+def card_json(c: Card) -> dict[str, Any]:
+    """A card as JSON."""
+    return {
+        "id": c.id,
+        "character": c.character,
+        "colour": c.colour,
+        "colour_name": cardrules.colour_name(c.colour),
+        "source": c.source,
+        "category": c.category,
+        "reason": c.reason,
+        "escalated_from": list(c.escalated_from),
+        "decision_id": c.decision_id,
+        "issued_by": c.issued_by,
+        "day": c.day,
+        "created_at": c.created_at.isoformat(),
+    }
+
+
+@dataclass
+class PostRecord:
+    """A post as stored (what the response and the suggestion logic read)."""
+
+    id: int
+    forum_post_id: str
+    author: str
+    thread: str
+    day: int
+    body: str
+    is_water: bool
+    zombie: bool
+    counts_activity: bool
+    findings: list[dict[str, Any]]
+    vote: dict[str, Any] | None
+
+
+def post_result(
+    post: Post | PostRecord, suggestion: Suggestion | None, duplicate: bool
+) -> dict[str, Any]:
+    """The response for one ingested post."""
+    return {
+        "post_id": post.id,
+        "forum_post_id": post.forum_post_id,
+        "duplicate": duplicate,
+        "author": post.author,
+        "thread": post.thread,
+        "day": post.day,
+        "water": post.is_water,
+        "zombie": post.zombie,
+        "counts_activity": post.counts_activity,
+        "findings": post.findings,
+        "vote": post.vote,
+        "suggestion": None if suggestion is None else suggestion_json(suggestion),
+    }
