@@ -11,9 +11,10 @@ from sqlalchemy.orm import Session
 
 from api import cardrules
 from api.card_store import stored_card_facts
+from api.errors import Conflict
 from api.gameplay import Game
 from api.locking import LockedGame
-from api.payloads import PostRecord, post_result
+from api.payloads import PostRecord, post_result, stored_post_json
 from api.screening import Screened
 from api.voting import vote_from_post
 from game_rules.penalties import CardLedger
@@ -49,6 +50,27 @@ def _new_record(
     )
 
 
+#: what makes a post the same post: a retry repeats all of it
+_IDENTITY = ("author", "thread", "body")
+
+
+def refuse_changed_post(stored: Post | PostRecord, post: dict[str, Any], index: int) -> None:
+    """409 ``post_id_reused`` when ``post`` reuses a stored forum post id with another author,
+    thread or body: a retry is answered as a duplicate, but a different post under a known id
+    is a forum bot's bug, and answering it as a duplicate would silently drop that post."""
+    changed = [k for k in _IDENTITY if getattr(stored, k) != post[k]]
+    if changed:
+        names = {"author": "作者", "thread": "帖子", "body": "正文"}
+        raise Conflict(
+            f"帖子编号「{post['forum_post_id']}」已用于另一条帖子"
+            f"（{'、'.join(names[k] for k in changed)}不同）；同一编号只能重发同一条帖子",
+            rule="post_id_reused",
+            index=index,
+            differs=changed,
+            stored=stored_post_json(stored),
+        )
+
+
 _STORED_POSTS = select(Post).where(
     Post.game_id == bindparam("game_id"), Post.forum_post_id.in_(bindparam("ids", expanding=True))
 )
@@ -76,9 +98,10 @@ def ingest_posts(
     fresh: list[tuple[dict[str, Any], Screened, PostRecord]] = []
     order: list[tuple[str, bool]] = []  # (forum id, duplicate) in request order
     now = utcnow()
-    for post, screen in zip(posts, screened, strict=True):
+    for index, (post, screen) in enumerate(zip(posts, screened, strict=True)):
         forum_id = post["forum_post_id"]
         if forum_id in existing:
+            refuse_changed_post(existing[forum_id], post, index)
             order.append((forum_id, True))
             continue
         author = post["author"]
@@ -241,9 +264,11 @@ def ingest_unvoted_posts(
             suggestions[forum_id] = suggestion
     seen: set[str] = set()
     out = []
-    for post in posts:
+    for index, post in enumerate(posts):
         forum_id = post["forum_post_id"]
         duplicate = forum_id in seen or forum_id not in inserted
+        if duplicate:
+            refuse_changed_post(records[forum_id], post, index)
         seen.add(forum_id)
         out.append(post_result(records[forum_id], suggestions.get(forum_id), duplicate))
     return out

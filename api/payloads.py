@@ -112,3 +112,16 @@ def post_result(
         "vote": post.vote,
         "suggestion": None if suggestion is None else suggestion_json(suggestion),
     }
+
+
+def stored_post_json(post: Post | PostRecord) -> dict[str, Any]:
+    """What a post id already names (the answer to a post that reuses it with other content);
+    ``post_id`` is None for an earlier post of the same batch, not stored yet."""
+    return {
+        "post_id": post.id or None,
+        "forum_post_id": post.forum_post_id,
+        "author": post.author,
+        "thread": post.thread,
+        "day": post.day,
+        "body": post.body,
+    }
