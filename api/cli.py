@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
@@ -127,19 +128,38 @@ class _Gunicorn(BaseApplication):
 
 
 def db_main(argv: Sequence[str]) -> int:
-    """``bansha db upgrade [--url URL]`` / ``bansha db current``: manage the schema."""
+    """``bansha db upgrade|current|backup PATH|restore PATH``: manage the schema and backups.
+
+    ``backup`` copies a live SQLite database with SQLite's online backup API (safe while the
+    service writes); ``restore`` puts such a copy back, then migrates it to this code's schema.
+    Restore with the service stopped: its workers cache games by log length, which a restore
+    rewinds. PostgreSQL is backed up with pg_dump (docs/api.md, "Backups").
+    """
     parser = argparse.ArgumentParser(prog="bansha db", description="manage the database schema")
     sub = parser.add_subparsers(dest="command", required=True)
+    url_help = "database URL (default: $DATABASE_URL or var/bansha.sqlite3)"
     up = sub.add_parser("upgrade", help="create or migrate the schema to the latest revision")
-    up.add_argument("--url", help="database URL (default: $DATABASE_URL or var/bansha.sqlite3)")
+    up.add_argument("--url", help=url_help)
     up.add_argument("--revision", default="head")
     cur = sub.add_parser("current", help="print the schema revision")
     cur.add_argument("--url")
+    save = sub.add_parser("backup", help="copy the live SQLite database to a new file")
+    save.add_argument("path", type=Path, help="the backup file to create (must not exist)")
+    save.add_argument("--url", help=url_help)
+    load = sub.add_parser(
+        "restore", help="replace the SQLite database with a backup (service stopped)"
+    )
+    load.add_argument("path", type=Path, help="a file written by 'bansha db backup'")
+    load.add_argument("--url", help=url_help)
+    load.add_argument(
+        "--force", action="store_true", help="replace a database that holds games (kept beside it)"
+    )
     try:
         args = parser.parse_args(list(argv))
     except SystemExit as exc:
         return int(exc.code or 0)
 
+    from models.backup import BackupError, backup, restore
     from models.migrate import current_revision, upgrade
 
     url = args.url or default_database_url()
@@ -147,7 +167,25 @@ def db_main(argv: Sequence[str]) -> int:
         upgrade(url, args.revision)
         print(f"database at {shown(url)} is at revision {current_revision(url)}")
         return 0
-    print(current_revision(url) or "(empty: run 'bansha db upgrade')")
+    if args.command == "current":
+        print(current_revision(url) or "(empty: run 'bansha db upgrade')")
+        return 0
+    try:
+        if args.command == "backup":
+            revision = backup(url, args.path)
+            print(f"backed up {shown(url)} (revision {revision}) to {args.path}")
+            return 0
+        restored = restore(url, args.path, force=args.force)
+    except BackupError as exc:
+        print(f"bansha db {args.command}: {exc}", file=sys.stderr)
+        return 1
+    if restored.kept is not None:
+        print(f"the replaced data is kept in {restored.kept}", file=sys.stderr)
+    upgrade(url)
+    print(
+        f"restored {args.path} (revision {restored.revision}) into {shown(url)}, "
+        f"now at revision {current_revision(url)}"
+    )
     return 0
 
 

@@ -19,7 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "screen": ("moderation.cli", "screen_main", "screen posts for rule violations"),
     "train": ("moderation.cli", "train_main", "train the post classifier and write its report"),
     "serve": ("api.cli", "serve_main", "run the referee web service"),
-    "db": ("api.cli", "db_main", "manage the database schema (upgrade)"),
+    "db": ("api.cli", "db_main", "manage the database: upgrade, backup, restore"),
     "token": ("api.cli", "token_main", "rotate a game's director token, list a game's tokens"),
 }
 
