@@ -18,6 +18,7 @@ from flask import current_app, request
 from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
+from api.actors import ActorKind, Principal, authenticated
 from api.database import Database
 from api.errors import BadRequest, Forbidden, TokenRevoked, Unauthorized
 from models.game import Token
@@ -77,8 +78,8 @@ def identify(session: Session) -> Caller:
     """Resolve the current request's caller (public when no token is given)."""
     token = bearer_token()
     if token is None:
-        return Caller(PUBLIC)
-    return _lookup(hash_token(token), session)
+        return _authenticated(Caller(PUBLIC))
+    return _authenticated(_lookup(hash_token(token), session))
 
 
 def identify_cached(database: Database) -> Caller:
@@ -92,7 +93,7 @@ def identify_cached(database: Database) -> Caller:
     """
     token = bearer_token()
     if token is None:
-        return Caller(PUBLIC)
+        return _authenticated(Caller(PUBLIC))
     digest = hash_token(token)
     cache: dict[str, Caller] = current_app.extensions.setdefault("bansha_tokens", {})
     found = cache.get(digest)
@@ -102,7 +103,14 @@ def identify_cached(database: Database) -> Caller:
         if len(cache) > 10_000:
             cache.clear()
         cache[digest] = found
-    return found
+    return _authenticated(found)
+
+
+def _authenticated(caller: Caller) -> Caller:
+    """Record ``caller`` as the request's identity for the audit trail (:mod:`api.actors`)."""
+    kind = ActorKind(caller.kind)
+    authenticated(Principal(kind, caller.token_hash, caller.character))
+    return caller
 
 
 def forget_token(digest: str) -> None:

@@ -222,8 +222,10 @@ def token_main(argv: Sequence[str]) -> int:
         print(f"bansha token: {problem}", file=sys.stderr)
         return 1
     engine = make_engine(url)
+    from api.actors import OPERATOR, acting_as
+
     try:
-        with Session(engine) as session, session.begin():
+        with acting_as(OPERATOR), Session(engine) as session, session.begin():
             if args.command == "list":
                 lines = _token_lines(session, args.game_id)
             else:
