@@ -18,7 +18,7 @@ from flask import current_app, request
 from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
-from api.actors import ActorKind, Principal, authenticated
+from api.actors import ActorKind, Principal, admin_principal, authenticated
 from api.database import Database
 from api.errors import BadRequest, Forbidden, TokenRevoked, Unauthorized
 from models.game import Token
@@ -26,6 +26,8 @@ from models.game import Token
 DIRECTOR = "director"
 PLAYER = "player"
 PUBLIC = "public"
+#: the holder of BANSHA_ADMIN_TOKEN (configuration, not a token row)
+ADMIN = "admin"
 #: the token kinds as a refusal names them
 _KIND_NAMES = {DIRECTOR: "导演", PLAYER: "玩家", PUBLIC: "公开"}
 
@@ -175,3 +177,19 @@ def require(caller: Caller, game_id: str, *kinds: str) -> Caller:
     if caller.kind not in kinds:
         raise Forbidden(f"此接口需要{'或'.join(_KIND_NAMES.get(k, k) for k in kinds)}令牌")
     return caller
+
+
+def identify_director_or_admin(session: Session, game_id: str) -> str:
+    """The caller as ``admin`` (the configured BANSHA_ADMIN_TOKEN) or as ``game_id``'s director;
+    401/403 otherwise. The admin token is compared in constant time and never looked up."""
+    expected = current_app.config.get("ADMIN_TOKEN")
+    given = bearer_token()
+    if (
+        expected
+        and given is not None
+        and secrets.compare_digest(given.encode(), str(expected).encode())
+    ):
+        authenticated(admin_principal(given))
+        return ADMIN
+    require(identify(session), game_id, DIRECTOR)
+    return DIRECTOR

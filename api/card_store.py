@@ -17,24 +17,33 @@ from api.gameplay import GameRuleError
 from api.locking import LockedGame
 from api.store import audit
 from game_rules.penalties import CardLedger
-from models.cards import Card
+from models.cards import Card, CardRevocation
 from models.types import utcnow
+
+#: cards still in their ledgers: not revoked (a revocation is a row of its own, never an edit)
+_LIVE = ~select(CardRevocation.id).where(CardRevocation.card_id == Card.id).exists()
 
 
 def stored_cards(session: Session, game_id: str, character: str) -> list[Card]:
-    """A character's card rows in issue order."""
+    """A character's card rows that count (not revoked), in issue order."""
     return list(
         session.scalars(
             select(Card)
-            .where(Card.game_id == game_id, Card.character == character)
+            .where(Card.game_id == game_id, Card.character == character, _LIVE)
             .order_by(Card.id)
         )
     )
 
 
+def revocations_of(session: Session, game_id: str) -> dict[int, CardRevocation]:
+    """The game's revocations by the id of the card each one revoked."""
+    rows = session.scalars(select(CardRevocation).where(CardRevocation.game_id == game_id))
+    return {r.card_id: r for r in rows}
+
+
 _CARD_FACTS = (
     select(Card.id, Card.colour, Card.source, Card.category, Card.reason, Card.day)
-    .where(Card.game_id == bindparam("game_id"), Card.character == bindparam("character"))
+    .where(Card.game_id == bindparam("game_id"), Card.character == bindparam("character"), _LIVE)
     .order_by(Card.id)
 )
 
@@ -42,13 +51,14 @@ _CARD_FACTS = (
 def stored_card_facts(
     connection: Connection, game_id: str, character: str
 ) -> list[cardrules.StoredCard]:
-    """A character's cards in issue order, as the ledger needs them (one Core query, no ORM)."""
+    """A character's cards that count, in issue order, as the ledger needs them (one Core
+    query, no ORM)."""
     rows = connection.execute(_CARD_FACTS, {"game_id": game_id, "character": character})
     return [cardrules.StoredCard(*row) for row in rows]
 
 
 def ledger_for(ruleset: str, character: str, cards: Sequence[Card]) -> CardLedger:
-    """The penalties module's ledger for stored cards."""
+    """The penalties module's ledger for stored cards that count (leave revoked ones out)."""
     return cardrules.ledger_of(
         ruleset,
         character,
@@ -57,6 +67,98 @@ def ledger_for(ruleset: str, character: str, cards: Sequence[Card]) -> CardLedge
             for c in cards
         ],
     )
+
+
+@dataclass
+class Reconciled:
+    """A character's ledger replayed from the cards that count, matched to the stored rows.
+
+    ``row_ids`` gives the stored row of each ledger position (None where the cards that count
+    make an escalation no row records yet: ``missing``); ``stale`` are stored escalation rows
+    the cards that count no longer make (one of their merged cards was revoked).
+    """
+
+    ledger: CardLedger
+    row_ids: list[int | None]
+    missing: list[cardrules.Step]
+    stale: list[Card]
+
+
+def reconcile(ruleset: str, character: str, live: Sequence[Card]) -> Reconciled:
+    """Replay ``live`` (the rows that count, in issue order) card by card through the ledger.
+
+    An escalation row matches a replayed escalation when it has the same colour and merged the
+    same rows. Without revocations every escalation matches and nothing is missing or stale.
+    """
+    ledger = cardrules.ledger_of(ruleset, character, [])
+    row_ids: list[int | None] = []
+    missing: list[cardrules.Step] = []
+    unmatched = [c for c in live if c.source == "escalation"]
+    for card in live:
+        if card.source == "escalation":
+            continue
+        ledger, steps = cardrules.add_card(
+            ruleset,
+            ledger,
+            card.colour,
+            card.reason,
+            source=card.source,
+            category=card.category,
+            day=card.day,
+        )
+        row_ids.append(card.id)
+        for step in steps:
+            merged = [row_ids[i] for i in step.merged_positions]
+            match = next(
+                (e for e in unmatched if e.colour == step.colour and e.escalated_from == merged),
+                None,
+            )
+            if match is None:
+                missing.append(step)
+                row_ids.append(None)
+            else:
+                unmatched.remove(match)
+                row_ids.append(match.id)
+    return Reconciled(ledger, row_ids, missing, unmatched)
+
+
+def store_escalation(
+    locked: LockedGame,
+    character: str,
+    step: cardrules.Step,
+    row_ids: list[int | None],
+    *,
+    day: int,
+    decision_id: int | None,
+) -> Card:
+    """Store the escalation ``step`` (its merged positions mapped through ``row_ids``), audited."""
+    session, row = locked.session, locked.row
+    merged = [row_ids[i] for i in step.merged_positions]
+    assert None not in merged, "an escalation merges stored cards only"
+    esc = Card(
+        game_id=row.id,
+        character=character,
+        colour=step.colour,
+        source="escalation",
+        category=None,
+        decision_id=decision_id,
+        escalated_from=merged,
+        reason=step.reason,
+        issued_by="system",
+        day=day,
+        created_at=utcnow(),
+    )
+    session.add(esc)
+    session.flush()
+    audit(
+        session,
+        row.id,
+        "system",
+        "escalation",
+        {"card_id": esc.id, "character": character, "colour": step.colour, "merged": merged,
+         "reason": step.reason},
+    )  # fmt: skip
+    return esc
 
 
 @dataclass
@@ -88,12 +190,11 @@ def issue_card(
         )
     except GameRuleError as exc:
         raise Conflict(exc.message, rule=exc.rule) from exc
-    previous = stored_cards(session, row.id, character)
-    ledger = ledger_for(row.ruleset, character, previous)
+    previous = reconcile(row.ruleset, character, stored_cards(session, row.id, character))
+    assert not previous.missing and not previous.stale, "ledger and stored cards out of step"
     _, steps = cardrules.add_card(
-        row.ruleset, ledger, colour, reason, source=source, category=category, day=day
+        row.ruleset, previous.ledger, colour, reason, source=source, category=category, day=day
     )
-    now = utcnow()
     card = Card(
         game_id=row.id,
         character=character,
@@ -105,7 +206,7 @@ def issue_card(
         reason=reason,
         issued_by=issued_by,
         day=day,
-        created_at=now,
+        created_at=utcnow(),
     )
     session.add(card)
     session.flush()
@@ -118,36 +219,13 @@ def issue_card(
         {"card_id": card.id, "character": character, "colour": colour, "reason": reason,
          "source": source, "category": category},
     )  # fmt: skip
-    # Ledger positions -> row ids: the rows in id order are the ledger's cards in order.
-    row_ids = [c.id for c in previous] + [card.id]
+    # Ledger positions -> row ids (reconcile matched every earlier position to its row).
+    row_ids = [*previous.row_ids, card.id]
     for step in steps:
-        merged = [row_ids[i] for i in step.merged_positions]
-        esc = Card(
-            game_id=row.id,
-            character=character,
-            colour=step.colour,
-            source="escalation",
-            category=None,
-            decision_id=decision_id,
-            escalated_from=merged,
-            reason=step.reason,
-            issued_by="system",
-            day=day,
-            created_at=now,
-        )
-        session.add(esc)
-        session.flush()
+        esc = store_escalation(locked, character, step, row_ids, day=day, decision_id=decision_id)
         row_ids.append(esc.id)
         assert len(row_ids) == step.position + 1, "ledger and stored cards out of step"
         outcome.cards.append(esc)
-        audit(
-            session,
-            row.id,
-            "system",
-            "escalation",
-            {"card_id": esc.id, "character": character, "colour": step.colour, "merged": merged,
-             "reason": step.reason},
-        )  # fmt: skip
     red = next((c for c in outcome.cards if c.colour == cardrules.RED), None)
     if red is not None:
         outcome.ejected = eject(

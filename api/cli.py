@@ -1,4 +1,4 @@
-"""``bansha serve``, ``bansha db`` and ``bansha token``.
+"""``bansha serve``, ``bansha db``, ``bansha token`` and ``bansha audit``.
 
 ``bansha serve`` (what ``make run`` starts) runs the app under gunicorn with a few stateless
 workers, the way it runs in production; ``--dev`` uses Flask's own server instead. A production
@@ -280,3 +280,57 @@ def _rotate_director(session: Session, game_id: str, reason: str) -> tuple[int, 
     )
     assert token is not None
     return len(revoked), token
+
+
+def audit_main(argv: Sequence[str]) -> int:
+    """``bansha audit export [--game ID] [--action A] [--format csv|jsonl] [--out PATH]``.
+
+    Every entry (of one game, or of all) in the order written, with the authenticated identity
+    of each; to standard output unless ``--out`` names a new file.
+    """
+    parser = argparse.ArgumentParser(prog="bansha audit", description="read the audit trail")
+    sub = parser.add_subparsers(dest="command", required=True)
+    export = sub.add_parser("export", help="write the audit trail as CSV or JSON Lines")
+    export.add_argument("--game", help="only this game's entries")
+    export.add_argument("--action", help="only this kind of entry (decision, card, revocation, …)")
+    export.add_argument("--format", choices=("csv", "jsonl"), default="jsonl")
+    export.add_argument("--out", type=Path, help="a new file to write (default: standard output)")
+    export.add_argument("--url", help="database URL (default: $DATABASE_URL or var/bansha.sqlite3)")
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+    from api.audit_trail import WRITERS, entries, parse_action
+    from api.errors import ApiError
+    from api.store import get_game
+    from models.database import make_engine
+
+    url = args.url or default_database_url()
+    problem = schema_problem(url)
+    if problem:
+        print(f"bansha audit: {problem}", file=sys.stderr)
+        return 1
+    if args.out is not None and args.out.exists():
+        print(f"bansha audit: {args.out} already exists; choose a new file name", file=sys.stderr)
+        return 1
+    engine = make_engine(url, write=False)
+    try:
+        with Session(engine) as session:
+            action = parse_action(args.action)
+            if args.game:
+                get_game(session, args.game)
+            rows = entries(session, args.game, action=action)
+            write = WRITERS[args.format]
+            if args.out is None:
+                count = write(rows, sys.stdout)
+            else:
+                with args.out.open("x", encoding="utf-8", newline="") as out:
+                    count = write(rows, out)
+    except ApiError as exc:
+        print(f"bansha audit: {exc.message}", file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()
+    print(f"{count} audit entries", file=sys.stderr)
+    return 0

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from api import cardrules
-from models.cards import Card, Decision, Suggestion
+from models.cards import AppealRuling, Card, CardAppeal, CardRevocation, Decision, Suggestion
 from models.posts import Post
 
 
@@ -59,8 +59,14 @@ def decision_json(d: Decision) -> dict[str, Any]:
     }
 
 
-def card_json(c: Card) -> dict[str, Any]:
-    """A card as JSON."""
+def card_json(
+    c: Card,
+    *,
+    revocation: CardRevocation | None = None,
+    appeal: CardAppeal | None = None,
+    ruling: AppealRuling | None = None,
+) -> dict[str, Any]:
+    """A card as JSON, with its revocation and its appeal (and that appeal's ruling) if any."""
     return {
         "id": c.id,
         "character": c.character,
@@ -74,6 +80,47 @@ def card_json(c: Card) -> dict[str, Any]:
         "issued_by": c.issued_by,
         "day": c.day,
         "created_at": c.created_at.isoformat(),
+        "revoked": None if revocation is None else revocation_json(revocation),
+        "appeal": None if appeal is None else appeal_json(appeal, ruling),
+    }
+
+
+def revocation_json(r: CardRevocation) -> dict[str, Any]:
+    """A revocation as JSON."""
+    return {
+        "id": r.id,
+        "card_id": r.card_id,
+        "kind": r.kind,
+        "reason": r.reason,
+        "cause_id": r.cause_id,
+        "revoked_by": r.revoked_by,
+        "ejection_withdrawn": r.ejection_withdrawn,
+        "created_at": r.created_at.isoformat(),
+    }
+
+
+def appeal_json(a: CardAppeal, ruling: AppealRuling | None = None) -> dict[str, Any]:
+    """An appeal as JSON, with its ruling once there is one."""
+    return {
+        "id": a.id,
+        "card_id": a.card_id,
+        "character": a.character,
+        "text": a.text,
+        "appealed_by": a.appealed_by,
+        "created_at": a.created_at.isoformat(),
+        "ruling": None if ruling is None else ruling_json(ruling),
+    }
+
+
+def ruling_json(r: AppealRuling) -> dict[str, Any]:
+    """An appeal's ruling as JSON."""
+    return {
+        "id": r.id,
+        "appeal_id": r.appeal_id,
+        "ruling": r.ruling,
+        "note": r.note,
+        "ruled_by": r.ruled_by,
+        "created_at": r.created_at.isoformat(),
     }
 
 

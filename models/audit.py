@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, Integer, String
@@ -23,6 +24,25 @@ APPEND_ONLY_TABLES = (
     "card_appeals",
     "appeal_rulings",
 )
+
+
+class AuditAction(StrEnum):
+    """What an audit entry records (the ``action`` column)."""
+
+    CREATE_GAME = "create_game"
+    DECISION = "decision"
+    CARD = "card"
+    ESCALATION = "escalation"
+    EJECTION = "ejection"
+    REVOCATION = "revocation"
+    EJECTION_WITHDRAWN = "ejection_withdrawn"
+    APPEAL = "appeal"
+    APPEAL_RULING = "appeal_ruling"
+    ACTION = "action"
+    CLOSE_DAY = "close_day"
+    CLOSE_NIGHT = "close_night"
+    REVOKE_TOKEN = "revoke_token"
+    ISSUE_TOKEN = "issue_token"
 
 
 class AuditEntry(Base):
