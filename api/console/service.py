@@ -14,7 +14,7 @@ except the highlighted post body (escaped segments, see :mod:`api.console.highli
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 
 from api import cardrules, schemas
 from api.auth import DIRECTOR, PLAYER, hash_token
-from api.card_store import ledger_for
+from api.card_store import ledger_for, revocations_of
 from api.closing import activity_counts, close_day, close_night
 from api.console.forms import MAX_NAME, PLAN_SEPARATOR, decision_for
 from api.console.highlight import highlight, spans_from_findings
@@ -294,8 +294,9 @@ def summary(session: Session, row: GameRow, game: Game) -> GameSummary:
     )
 
 
-def _card_chip(c: Card) -> dict[str, Any]:
+def _card_chip(c: Card, revoked: Collection[int] = ()) -> dict[str, Any]:
     return {
+        "revoked": c.id in revoked,
         "id": c.id,
         "colour": c.colour,
         "colour_name": colour_label(c.colour),
@@ -311,23 +312,32 @@ def _card_chip(c: Card) -> dict[str, Any]:
 
 
 def cards_by_character(session: Session, row: GameRow) -> dict[str, list[Card]]:
-    """Every character's card rows in issue order."""
+    """Every character's card rows in issue order (revoked ones too: see :func:`revoked_ids`)."""
     out: dict[str, list[Card]] = {p["character"]: [] for p in row.players}
     for card in session.scalars(select(Card).where(Card.game_id == row.id).order_by(Card.id)):
         out.setdefault(card.character, []).append(card)
     return out
 
 
-def ledger_summary(ruleset: str, character: str, cards: Sequence[Card]) -> dict[str, Any]:
-    """A ledger for display: active counts, the summary sentence, cards and escalations."""
-    ledger = ledger_for(ruleset, character, cards)
+def revoked_ids(session: Session, row: GameRow) -> frozenset[int]:
+    """Ids of the game's revoked cards (shown struck through; they no longer count)."""
+    return frozenset(revocations_of(session, row.id))
+
+
+def ledger_summary(
+    ruleset: str, character: str, cards: Sequence[Card], revoked: Collection[int] = ()
+) -> dict[str, Any]:
+    """A ledger for display: active counts, the summary sentence, cards and escalations; the
+    ledger counts the cards not ``revoked``, and revoked ones are listed, marked."""
+    live = [c for c in cards if c.id not in revoked]
+    ledger = ledger_for(ruleset, character, live)
     return {
         "summary": ledger.describe(),
         "red": ledger.is_red,
         "active": {c: ledger.count(CardColour.parse(c)) for c in ("blue", "yellow", "red")},
-        "cards": [_card_chip(c) for c in cards],
-        "escalations": [_card_chip(c) for c in cards if c.source == "escalation"],
-        "merged": sorted({i for c in cards for i in c.escalated_from}),
+        "cards": [_card_chip(c, revoked) for c in cards],
+        "escalations": [_card_chip(c) for c in live if c.source == "escalation"],
+        "merged": sorted({i for c in live for i in c.escalated_from}),
     }
 
 
@@ -373,6 +383,7 @@ def queue(session: Session, row: GameRow, game: Game, status: str) -> list[dict[
         query = query.where(Suggestion.status == status)
     rows = session.execute(query).all()
     ledgers = cards_by_character(session, row)
+    revoked = revoked_ids(session, row)
     may_lose = cardrules.may_declare_faction_lost(row.ruleset)
     items: list[dict[str, Any]] = []
     for s, post, decision in rows:
@@ -397,7 +408,7 @@ def queue(session: Session, row: GameRow, game: Game, status: str) -> list[dict[
         body = post.body if post is not None else ""
         spans = spans_from_findings(post.findings if post is not None else [], len(body))
         allowed = list(summary_reason.get("allowed") or DECIDABLE)
-        now = ledger_summary(row.ruleset, s.character, ledgers.get(s.character, []))
+        now = ledger_summary(row.ruleset, s.character, ledgers.get(s.character, []), revoked)
         items.append(
             {
                 "id": s.id,
@@ -587,6 +598,7 @@ def players(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
     activity = rules.activity
     counts, water = activity_counts(session, row.id)
     ledgers = cards_by_character(session, row)
+    revoked = revoked_ids(session, row)
     votes = votes_by_day(game)
     last_day = max(state.day, 1)
     days = list(range(1, last_day + 1))
@@ -642,7 +654,9 @@ def players(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
                 "cause": cause_label(elim.cause) if elim else "",
                 "out_when": f"第{elim.day}天{phase_label(elim.phase)}" if elim else "",
                 "sheriff": state.sheriff == character,
-                "ledger": ledger_summary(row.ruleset, character, ledgers.get(character, [])),
+                "ledger": ledger_summary(
+                    row.ruleset, character, ledgers.get(character, []), revoked
+                ),
                 "days": per_day,
                 "three_low": three_low,
             }

@@ -142,7 +142,8 @@ def test_once_anything_else_happened_the_red_card_can_only_be_appealed(
 ) -> None:
     red = give(api, game, "软件12", "red")
     give(api, game, "软件3", "blue")  # something else happens in the game's records
-    api.post(game, "软件4", "投票对象：软件5\n投票理由：x", thread="vote")  # and in the game
+    voted = api.post(game, "软件4", "投票对象：软件5\n投票理由：x", thread="vote")
+    assert voted["vote"]["status"] == "counted"  # and in the game
     before = api.announcements(game)
     r = revoke(api, game, red["cards"][0]["id"])
     assert r.status_code == 409
