@@ -113,3 +113,41 @@ def test_make_clean_never_deletes_the_live_database() -> None:
     assert "var" not in commands and "var/" not in commands, result.stdout
     assert not any("bansha.sqlite3" in c or c.rstrip("/").endswith("var/*") for c in commands)
     assert "var/model.skops" in commands  # a build product, remade by `make model`
+
+
+@pytest.mark.postgres
+def test_postgresql_pg_dump_and_pg_restore_replay_to_the_same_state(
+    pg_app: Any, api: Any, make_app: Any, tmp_path: Path
+) -> None:
+    """The documented PostgreSQL backup, on the test server's throw-away schema (``-n``)."""
+    import shutil
+
+    if shutil.which("pg_dump") is None or shutil.which("pg_restore") is None:
+        pytest.skip("pg_dump/pg_restore not installed")
+    app, schema = pg_app
+    on = type(api)(app.test_client())
+    game = on.make_game()
+    on.post(game, "软件1", "你个ＳＢ")
+    for _ in range(3):
+        give(on, game, "软件2", "yellow")
+    before = seen_by_the_service(on, game)
+    dump = tmp_path / "bansha.dump"
+    target = ["-h", "127.0.0.1", "-U", "postgres", "-n", schema.name]
+    subprocess.run(["pg_dump", "-Fc", "-f", str(dump), *target, "test"], check=True, timeout=120)
+    give(on, game, "软件3", "red")
+    assert seen_by_the_service(on, game) != before
+    app.extensions["bansha_db"].dispose()
+    subprocess.run(
+        ["pg_restore", "--clean", "--if-exists", "-d", "test", *target, str(dump)],
+        check=True,
+        timeout=120,
+    )
+    restarted = make_app(schema.url)
+    assert seen_by_the_service(type(api)(restarted.test_client()), game) == before
+    # the append-only triggers came back with the data
+    from sqlalchemy import text
+    from sqlalchemy.exc import DBAPIError
+
+    with restarted.extensions["bansha_db"].write_engine.connect() as connection:
+        with pytest.raises(DBAPIError, match="append-only"), connection.begin():
+            connection.execute(text("DELETE FROM cards"))

@@ -272,3 +272,32 @@ def test_a_player_sees_only_its_own_ledger(api: Any, game: dict[str, Any]) -> No
     data = api.ok("GET", f"/api/games/{game['id']}/cards", game["player_tokens"]["软件4"])
     assert [p["character"] for p in data["players"]] == ["软件4"]
     assert data["players"][0]["cards"] == []
+
+
+# -- both backends --------------------------------------------------------------------------------
+
+
+def test_revocation_and_appeal_on_each_backend(any_app: Flask, api: Any) -> None:
+    """The same way back on SQLite and PostgreSQL (triggers, the correlated NOT EXISTS, the
+    replayed ejection check)."""
+    on = type(api)(any_app.test_client())
+    game = on.make_game()
+    blues = [give(on, game, "软件11", "blue") for _ in range(3)]
+    undone = revoke(on, game, blues[0]["cards"][0]["id"]).get_json()["undone"]
+    assert [c["id"] for c in undone] == [blues[2]["cards"][1]["id"]]
+    red = give(on, game, "软件12", "red")
+    body = revoke(on, game, red["cards"][0]["id"]).get_json()
+    assert body["ejection_withdrawn"] is not None and "软件12" in living(on, game)
+    late = give(on, game, "软件10", "red")
+    on.post(game, "软件4", "投票对象：软件5\n投票理由：x", thread="vote")
+    r = revoke(on, game, late["cards"][0]["id"])
+    assert r.status_code == 409 and r.get_json()["error"]["rule"] == "withdrawal_not_latest"
+    end_game(on, game)
+    made = appeal(on, game, late["cards"][0]["id"], "软件10")
+    assert made.status_code == 201
+    path = f"/api/games/{game['id']}/appeals/{made.get_json()['id']}/ruling"
+    assert on.call("POST", path, game["director_token"], {"ruling": "upheld"}).status_code == 201
+    with any_app.extensions["bansha_db"].write_engine.connect() as connection:
+        for table in ("card_revocations", "card_appeals", "appeal_rulings"):
+            with pytest.raises(DBAPIError), connection.begin():
+                connection.execute(text(f"DELETE FROM {table}"))
