@@ -121,3 +121,16 @@ def test_export_as_csv_and_jsonl_holds_every_entry(
         "revocation"
     }
     assert audit_main(["export", "--game", "nope", "--url", db_url]) == 1
+
+
+def test_the_operator_rotating_a_director_token_is_audited_as_the_operator(
+    api: Any, game: dict[str, Any], app: Flask, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from api.cli import token_main
+
+    assert token_main(["rotate-director", game["id"], "--url", db_url, "--reason", "泄露"]) == 0
+    new = capsys.readouterr().out.strip()
+    data = api.ok("GET", f"/api/games/{game['id']}/audit?action=revoke_token", new)
+    [entry] = data["entries"]
+    assert entry["actor"] == "operator" and entry["actor_kind"] == "operator"
+    assert entry["actor_ref"] == "cli" and entry["detail"]["reason"] == "泄露"
