@@ -1295,8 +1295,11 @@ def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
         css, text = described
         entries.append((day, at, order, {"kind": css, "text": text, "at": local_time(at, "%H:%M")}))
     cards = session.scalars(select(Card).where(Card.game_id == row.id).order_by(Card.id)).all()
+    revoked = revocations_of(session, row.id)
     for c in cards:
         text = f"{c.character} {colour_label(c.colour)}：{c.reason}"
+        if c.id in revoked:
+            text += f"（已撤销：{revoked[c.id].reason}）"
         entries.append(
             (c.day, c.created_at, 10**9 + c.id, {"kind": f"card card-{c.colour}", "text": text,
                                                  "at": c.created_at.strftime("%H:%M")})
@@ -1309,7 +1312,7 @@ def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
     posts = {c: {d: counts.get(d, {}).get(c, 0) for d in counts} for c in game.characters}
     card_days: dict[str, dict[int, list[str]]] = {c: {} for c in game.characters}
     for c in cards:
-        if c.source != "escalation":
+        if c.source != "escalation" and c.id not in revoked:
             card_days.setdefault(c.character, {}).setdefault(c.day, []).append(c.colour)
     chart_days = sorted({*counts, *range(1, max(game.state.day, 1) + 1)} - {0})
     out_day = {e.character: e.day for e in game.state.eliminations}

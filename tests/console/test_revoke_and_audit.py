@@ -106,3 +106,12 @@ def test_the_audit_page_lists_acts_with_the_token_behind_them(
     only = unescape(console.html("/audit?action=revocation"))
     assert "误判" in only and "看错人" not in only
     assert "未知的审计类别" in " ".join(flashes(console.html("/audit?action=nope")))
+
+
+def test_the_timeline_marks_a_revoked_card(console: Any, game: dict[str, Any]) -> None:
+    character = game["characters"][5]
+    card = give(console, game, character, "yellow")["cards"][0]
+    console.login(game["director_token"])
+    link = f"/cards/{card['id']}/revoke"
+    console.form(link, {"reason": "发帖人看错"}, page=link)
+    assert "（已撤销：发帖人看错）" in unescape(console.html("/timeline"))
