@@ -67,7 +67,10 @@ bench: venv-dev model
 screenshots: venv-dev browser-deps
 	$(BIN)/python -m api.console.screenshots --out docs/screenshots
 
+# var/ holds the live SQLite database (var/bansha.sqlite3, see models/database.py) and the
+# console's session secret: clean removes only what a build makes, the trained model included.
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache build
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build
+	rm -f $(MODEL)
 	find game_rules -name '*.so' -delete
 	rm -f game_rules__mypyc*.so

@@ -33,6 +33,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["bansha_games"] = GameCache(app.config.get("GAME_CACHE_SIZE", 64))
     register_error_handlers(app)
 
+    from api.audit_trail import bp as audit_bp
     from api.cards import bp as cards_bp
     from api.games import bp as games_bp
     from api.play import bp as play_bp
@@ -40,7 +41,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from api.suggestions import bp as suggestions_bp
     from api.tokens import bp as tokens_bp
 
-    for bp in (games_bp, posts_bp, suggestions_bp, cards_bp, play_bp, tokens_bp):
+    for bp in (games_bp, posts_bp, suggestions_bp, cards_bp, play_bp, tokens_bp, audit_bp):
         app.register_blueprint(bp)
 
     @app.get("/openapi.json")

@@ -18,6 +18,7 @@ from flask import current_app, request
 from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
+from api.actors import ActorKind, Principal, admin_principal, authenticated
 from api.database import Database
 from api.errors import BadRequest, Forbidden, TokenRevoked, Unauthorized
 from models.game import Token
@@ -25,6 +26,8 @@ from models.game import Token
 DIRECTOR = "director"
 PLAYER = "player"
 PUBLIC = "public"
+#: the holder of BANSHA_ADMIN_TOKEN (configuration, not a token row)
+ADMIN = "admin"
 #: the token kinds as a refusal names them
 _KIND_NAMES = {DIRECTOR: "导演", PLAYER: "玩家", PUBLIC: "公开"}
 
@@ -77,8 +80,8 @@ def identify(session: Session) -> Caller:
     """Resolve the current request's caller (public when no token is given)."""
     token = bearer_token()
     if token is None:
-        return Caller(PUBLIC)
-    return _lookup(hash_token(token), session)
+        return _authenticated(Caller(PUBLIC))
+    return _authenticated(_lookup(hash_token(token), session))
 
 
 def identify_cached(database: Database) -> Caller:
@@ -86,13 +89,13 @@ def identify_cached(database: Database) -> Caller:
 
     What a token names (game, kind, character) never changes, so that is what is cached. Whether
     it is still live is not: a caller that takes this path must confirm it inside its own
-    transaction (pass the caller to :func:`api.referee.shared_game` or
-    :func:`api.referee.locked_game`, or call :func:`refuse_revoked`), which also drops a revoked
+    transaction (pass the caller to :func:`api.locking.shared_game` or
+    :func:`api.locking.locked_game`, or call :func:`refuse_revoked`), which also drops a revoked
     one from the cache (:func:`forget_token`).
     """
     token = bearer_token()
     if token is None:
-        return Caller(PUBLIC)
+        return _authenticated(Caller(PUBLIC))
     digest = hash_token(token)
     cache: dict[str, Caller] = current_app.extensions.setdefault("bansha_tokens", {})
     found = cache.get(digest)
@@ -102,7 +105,14 @@ def identify_cached(database: Database) -> Caller:
         if len(cache) > 10_000:
             cache.clear()
         cache[digest] = found
-    return found
+    return _authenticated(found)
+
+
+def _authenticated(caller: Caller) -> Caller:
+    """Record ``caller`` as the request's identity for the audit trail (:mod:`api.actors`)."""
+    kind = ActorKind(caller.kind)
+    authenticated(Principal(kind, caller.token_hash, caller.character))
+    return caller
 
 
 def forget_token(digest: str) -> None:
@@ -167,3 +177,19 @@ def require(caller: Caller, game_id: str, *kinds: str) -> Caller:
     if caller.kind not in kinds:
         raise Forbidden(f"此接口需要{'或'.join(_KIND_NAMES.get(k, k) for k in kinds)}令牌")
     return caller
+
+
+def identify_director_or_admin(session: Session, game_id: str) -> str:
+    """The caller as ``admin`` (the configured BANSHA_ADMIN_TOKEN) or as ``game_id``'s director;
+    401/403 otherwise. The admin token is compared in constant time and never looked up."""
+    expected = current_app.config.get("ADMIN_TOKEN")
+    given = bearer_token()
+    if (
+        expected
+        and given is not None
+        and secrets.compare_digest(given.encode(), str(expected).encode())
+    ):
+        authenticated(admin_principal(given))
+        return ADMIN
+    require(identify(session), game_id, DIRECTOR)
+    return DIRECTOR

@@ -1,4 +1,4 @@
-"""``bansha serve``, ``bansha db`` and ``bansha token``.
+"""``bansha serve``, ``bansha db``, ``bansha token`` and ``bansha audit``.
 
 ``bansha serve`` (what ``make run`` starts) runs the app under gunicorn with a few stateless
 workers, the way it runs in production; ``--dev`` uses Flask's own server instead. A production
@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
@@ -127,19 +128,38 @@ class _Gunicorn(BaseApplication):
 
 
 def db_main(argv: Sequence[str]) -> int:
-    """``bansha db upgrade [--url URL]`` / ``bansha db current``: manage the schema."""
+    """``bansha db upgrade|current|backup PATH|restore PATH``: manage the schema and backups.
+
+    ``backup`` copies a live SQLite database with SQLite's online backup API (safe while the
+    service writes); ``restore`` puts such a copy back, then migrates it to this code's schema.
+    Restore with the service stopped: its workers cache games by log length, which a restore
+    rewinds. PostgreSQL is backed up with pg_dump (docs/api.md, "Backups").
+    """
     parser = argparse.ArgumentParser(prog="bansha db", description="manage the database schema")
     sub = parser.add_subparsers(dest="command", required=True)
+    url_help = "database URL (default: $DATABASE_URL or var/bansha.sqlite3)"
     up = sub.add_parser("upgrade", help="create or migrate the schema to the latest revision")
-    up.add_argument("--url", help="database URL (default: $DATABASE_URL or var/bansha.sqlite3)")
+    up.add_argument("--url", help=url_help)
     up.add_argument("--revision", default="head")
     cur = sub.add_parser("current", help="print the schema revision")
     cur.add_argument("--url")
+    save = sub.add_parser("backup", help="copy the live SQLite database to a new file")
+    save.add_argument("path", type=Path, help="the backup file to create (must not exist)")
+    save.add_argument("--url", help=url_help)
+    load = sub.add_parser(
+        "restore", help="replace the SQLite database with a backup (service stopped)"
+    )
+    load.add_argument("path", type=Path, help="a file written by 'bansha db backup'")
+    load.add_argument("--url", help=url_help)
+    load.add_argument(
+        "--force", action="store_true", help="replace a database that holds games (kept beside it)"
+    )
     try:
         args = parser.parse_args(list(argv))
     except SystemExit as exc:
         return int(exc.code or 0)
 
+    from models.backup import BackupError, backup, restore
     from models.migrate import current_revision, upgrade
 
     url = args.url or default_database_url()
@@ -147,7 +167,25 @@ def db_main(argv: Sequence[str]) -> int:
         upgrade(url, args.revision)
         print(f"database at {shown(url)} is at revision {current_revision(url)}")
         return 0
-    print(current_revision(url) or "(empty: run 'bansha db upgrade')")
+    if args.command == "current":
+        print(current_revision(url) or "(empty: run 'bansha db upgrade')")
+        return 0
+    try:
+        if args.command == "backup":
+            revision = backup(url, args.path)
+            print(f"backed up {shown(url)} (revision {revision}) to {args.path}")
+            return 0
+        restored = restore(url, args.path, force=args.force)
+    except BackupError as exc:
+        print(f"bansha db {args.command}: {exc}", file=sys.stderr)
+        return 1
+    if restored.kept is not None:
+        print(f"the replaced data is kept in {restored.kept}", file=sys.stderr)
+    upgrade(url)
+    print(
+        f"restored {args.path} (revision {restored.revision}) into {shown(url)}, "
+        f"now at revision {current_revision(url)}"
+    )
     return 0
 
 
@@ -184,8 +222,10 @@ def token_main(argv: Sequence[str]) -> int:
         print(f"bansha token: {problem}", file=sys.stderr)
         return 1
     engine = make_engine(url)
+    from api.actors import OPERATOR, acting_as
+
     try:
-        with Session(engine) as session, session.begin():
+        with acting_as(OPERATOR), Session(engine) as session, session.begin():
             if args.command == "list":
                 lines = _token_lines(session, args.game_id)
             else:
@@ -240,3 +280,57 @@ def _rotate_director(session: Session, game_id: str, reason: str) -> tuple[int, 
     )
     assert token is not None
     return len(revoked), token
+
+
+def audit_main(argv: Sequence[str]) -> int:
+    """``bansha audit export [--game ID] [--action A] [--format csv|jsonl] [--out PATH]``.
+
+    Every entry (of one game, or of all) in the order written, with the authenticated identity
+    of each; to standard output unless ``--out`` names a new file.
+    """
+    parser = argparse.ArgumentParser(prog="bansha audit", description="read the audit trail")
+    sub = parser.add_subparsers(dest="command", required=True)
+    export = sub.add_parser("export", help="write the audit trail as CSV or JSON Lines")
+    export.add_argument("--game", help="only this game's entries")
+    export.add_argument("--action", help="only this kind of entry (decision, card, revocation, …)")
+    export.add_argument("--format", choices=("csv", "jsonl"), default="jsonl")
+    export.add_argument("--out", type=Path, help="a new file to write (default: standard output)")
+    export.add_argument("--url", help="database URL (default: $DATABASE_URL or var/bansha.sqlite3)")
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+    from api.audit_trail import WRITERS, entries, parse_action
+    from api.errors import ApiError
+    from api.store import get_game
+    from models.database import make_engine
+
+    url = args.url or default_database_url()
+    problem = schema_problem(url)
+    if problem:
+        print(f"bansha audit: {problem}", file=sys.stderr)
+        return 1
+    if args.out is not None and args.out.exists():
+        print(f"bansha audit: {args.out} already exists; choose a new file name", file=sys.stderr)
+        return 1
+    engine = make_engine(url, write=False)
+    try:
+        with Session(engine) as session:
+            action = parse_action(args.action)
+            if args.game:
+                get_game(session, args.game)
+            rows = entries(session, args.game, action=action)
+            write = WRITERS[args.format]
+            if args.out is None:
+                count = write(rows, sys.stdout)
+            else:
+                with args.out.open("x", encoding="utf-8", newline="") as out:
+                    count = write(rows, out)
+    except ApiError as exc:
+        print(f"bansha audit: {exc.message}", file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()
+    print(f"{count} audit entries", file=sys.stderr)
+    return 0

@@ -9,6 +9,7 @@ from flask import Blueprint, Response, current_app, jsonify
 from sqlalchemy.orm import Session
 
 from api import idempotency, schemas
+from api.actors import ActorKind, Principal, admin_principal, authenticated
 from api.auth import DIRECTOR, PLAYER, bearer_token, hash_token, new_token
 from api.database import db
 from api.errors import BadRequest, Forbidden, Unauthorized
@@ -30,12 +31,14 @@ def _check_admin() -> str:
     """
     expected = current_app.config.get("ADMIN_TOKEN")
     if not expected:
+        authenticated(Principal(ActorKind.PUBLIC))
         return "public"
     given = bearer_token()
     if given is None:
         raise Unauthorized("创建游戏需要服务的管理员令牌")
     if not secrets.compare_digest(given.encode(), str(expected).encode()):
         raise Forbidden("此令牌不能创建游戏")
+    authenticated(admin_principal(given))
     return f"admin:{hash_token(given)}"
 
 

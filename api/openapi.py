@@ -36,6 +36,7 @@ AUTH_TEXT = {
     "public": "no token needed",
     "player": "a player token (sees only its own character)",
     "director": "the game's director token",
+    "admin": "the service's admin token (BANSHA_ADMIN_TOKEN)",
 }
 
 

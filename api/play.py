@@ -8,10 +8,12 @@ from flask import Blueprint, Response, jsonify
 
 from api import schemas
 from api.auth import DIRECTOR, PLAYER, PUBLIC, Caller, identify, require
+from api.closing import close_day, close_night
 from api.database import db
 from api.gameplay import Game, action_from_json, events_to_dicts
+from api.locking import locked_game, read_game
 from api.openapi import endpoint
-from api.referee import card_json, close_day, close_night, locked_game, read_game
+from api.payloads import card_json
 from api.store import audit, get_game
 from game_rules.events import Announced
 from models.cards import Card

@@ -10,15 +10,10 @@ from api import schemas
 from api.auth import DIRECTOR, identify_cached, refuse_revoked, require
 from api.database import db
 from api.errors import ApiError, BadRequest, TooLarge
+from api.ingest import ingest_posts, ingest_unvoted_posts
+from api.locking import game_meta, locked_game, shared_game
 from api.openapi import endpoint
 from api.ratelimit import consume
-from api.referee import (
-    game_meta,
-    ingest_posts,
-    ingest_unvoted_posts,
-    locked_game,
-    shared_game,
-)
 from api.screening import PostTooLargeError, screen_posts
 
 bp = Blueprint("posts", __name__)
@@ -33,9 +28,11 @@ bp = Blueprint("posts", __name__)
     tag="posts",
     request_schema=schemas.POSTS_REQUEST,
     response=schemas.POSTS_RESPONSE,
-    errors=(400, 401, 403, 404, 413, 429),
+    errors=(400, 401, 403, 404, 409, 413, 429),
     description="Idempotent by `forum_post_id`: a post already stored is answered from the "
-    "database (`duplicate: true`) and changes nothing. A vote-thread post is parsed as a vote and "
+    "database (`duplicate: true`) and changes nothing; the same id with another author, thread or "
+    "body is 409 `post_id_reused` with the stored post in `error.stored`, and nothing of the "
+    "batch is stored. A vote-thread post is parsed as a vote and "
     "cast; an invalid or rejected vote is reported in `vote` (the post is still stored). Water "
     "posts (纯水帖) do not count towards activity. Limits: MAX_BATCH posts per request, "
     "MAX_POST_CHARS characters per body (413 beyond), RATE_LIMIT_POSTS posts per window per token "

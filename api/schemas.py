@@ -183,6 +183,45 @@ DECISION_REQUEST = Obj(
     },
     required=("action",),
 )
+REVOCATION = Obj(
+    {
+        "id": Int(),
+        "card_id": Int(),
+        "kind": Str(
+            enum=("director", "recomputed"),
+            description="director: revoked with a reason; recomputed: an escalation undone with it",
+        ),
+        "reason": Str(),
+        "cause_id": Int(nullable=True, description="the revocation that undid this escalation"),
+        "revoked_by": Str(),
+        "ejection_withdrawn": Bool(),
+        "created_at": Str(),
+    },
+    nullable=True,
+)
+RULING = Obj(
+    {
+        "id": Int(),
+        "appeal_id": Int(),
+        "ruling": Str(enum=("upheld", "overturned")),
+        "note": Str(),
+        "ruled_by": Str(description="director or admin (the authenticated caller)"),
+        "created_at": Str(),
+    },
+    nullable=True,
+)
+APPEAL = Obj(
+    {
+        "id": Int(),
+        "card_id": Int(),
+        "character": Str(),
+        "text": Str(),
+        "appealed_by": Str(),
+        "created_at": Str(),
+        "ruling": RULING,
+    },
+    nullable=True,
+)
 CARD = Obj(
     {
         "id": Int(),
@@ -197,6 +236,8 @@ CARD = Obj(
         "issued_by": Str(),
         "day": Int(),
         "created_at": Str(),
+        "revoked": REVOCATION,
+        "appeal": APPEAL,
     }
 )
 EJECTION = Obj(
@@ -264,6 +305,60 @@ MANUAL_CARD = Obj(
     },
     required=("character", "colour", "category", "reason"),
 )
+
+REVOKE_CARD = Obj(
+    {
+        "reason": Str(min_len=1, max_len=2000, description="why the card was given in error"),
+        "director": Str(min_len=1, max_len=64, description="name of the revoking director"),
+    },
+    required=("reason",),
+)
+REVOCATION_RESPONSE = Obj(
+    {
+        "revocation": REVOCATION,
+        "card": CARD,
+        "undone": Arr(CARD, description="escalations that no longer hold, revoked with it"),
+        "cards": Arr(CARD, description="escalations the remaining cards now make"),
+        "ejection_withdrawn": Obj(
+            {"character": Str(), "announcements": Arr(Str())},
+            nullable=True,
+            description="the red card's ejection, withdrawn in the game",
+        ),
+        "outcome": OUTCOME,
+    }
+)
+APPEAL_REQUEST = Obj(
+    {"text": Str(min_len=1, max_len=4000, description="why the card was wrong")},
+    required=("text",),
+)
+RULING_REQUEST = Obj(
+    {
+        "ruling": Str(enum=("upheld", "overturned"), description="upheld: the card stands"),
+        "note": Str(max_len=2000),
+    },
+    required=("ruling",),
+)
+APPEAL_RESPONSE = Obj({k: v for k, v in APPEAL.props.items()})
+APPEALS_RESPONSE = Obj({"appeals": Arr(APPEAL_RESPONSE)})
+
+AUDIT_ENTRY = Obj(
+    {
+        "id": Int(),
+        "game_id": Str(),
+        "at": Str(),
+        "action": Str(description="decision, card, escalation, ejection, revocation, …"),
+        "actor": Str(description="who the act is attributed to (system: the rules themselves)"),
+        "actor_kind": Str(
+            nullable=True,
+            enum=("director", "player", "admin", "operator", "public"),
+            description="the authenticated identity's kind (null before schema 0004)",
+        ),
+        "actor_token_id": Int(nullable=True, description="the token row that authenticated"),
+        "actor_ref": Str(nullable=True, description="the admin token's fingerprint"),
+        "detail": Any_(),
+    }
+)
+AUDIT_RESPONSE = Obj({"entries": Arr(AUDIT_ENTRY), "next_after": Int(nullable=True)})
 
 ACTION = OneOf(
     (

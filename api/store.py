@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.orm import Session
 
+from api.actors import Principal, current_principal
 from api.errors import NotFound
 from models.audit import AuditEntry
 from models.game import Game, GameEvent, Token
@@ -103,6 +104,33 @@ def append_events(session: Session, game: Game, events: Sequence[dict[str, Any]]
     game.version += len(events)
 
 
-def audit(session: Session, game_id: str, actor: str, action: str, detail: dict[str, Any]) -> None:
-    """Append one audit entry (never updated, never deleted)."""
-    session.add(AuditEntry(game_id=game_id, actor=actor, action=action, detail=detail, at=utcnow()))
+def audit(
+    session: Session,
+    game_id: str,
+    actor: str,
+    action: str,
+    detail: dict[str, Any],
+    principal: Principal | None = None,
+) -> None:
+    """Append one audit entry (never updated, never deleted), with the authenticated identity.
+
+    ``actor`` is who the act is attributed to, as the caller names it (``system`` for the rules'
+    own consequences, or a director's signature); the identity that was proven is ``principal``
+    or the current request's (:mod:`api.actors`): its kind, token row or admin fingerprint.
+    """
+    found = principal or current_principal()
+    token_id = None
+    if found is not None and found.token_hash is not None:
+        token_id = session.scalar(select(Token.id).where(Token.token_hash == found.token_hash))
+    session.add(
+        AuditEntry(
+            game_id=game_id,
+            actor=actor,
+            action=action,
+            detail=detail,
+            at=utcnow(),
+            actor_kind=None if found is None else found.kind.value,
+            actor_token_id=token_id,
+            actor_ref=None if found is None else found.ref,
+        )
+    )

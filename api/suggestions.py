@@ -11,8 +11,10 @@ from api import schemas
 from api.auth import DIRECTOR, identify, require
 from api.database import db
 from api.errors import BadRequest, NotFound
+from api.locking import locked_game
 from api.openapi import endpoint
-from api.referee import decide, find_suggestion, locked_game, suggestion_json
+from api.payloads import suggestion_json
+from api.rulings import decide, find_suggestion
 from api.store import get_game
 from models.cards import Decision, Suggestion
 from models.posts import Post

@@ -25,8 +25,8 @@ from api import schemas
 from api.auth import DIRECTOR, PLAYER, hash_token, identify, new_token, require
 from api.database import db
 from api.errors import BadRequest
+from api.locking import characters_of
 from api.openapi import endpoint
-from api.referee import characters_of
 from api.store import audit, get_game, lock_game
 from models.game import Token
 from models.types import utcnow

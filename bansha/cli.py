@@ -4,7 +4,7 @@ Each subcommand lives next to the code it drives; this module only knows where. 
 that ``bansha replay`` never pays for loading scikit-learn or Flask.
 
 >>> sorted(SUBCOMMANDS)
-['db', 'replay', 'screen', 'serve', 'token', 'train']
+['audit', 'db', 'replay', 'screen', 'serve', 'token', 'train']
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "screen": ("moderation.cli", "screen_main", "screen posts for rule violations"),
     "train": ("moderation.cli", "train_main", "train the post classifier and write its report"),
     "serve": ("api.cli", "serve_main", "run the referee web service"),
-    "db": ("api.cli", "db_main", "manage the database schema (upgrade)"),
+    "db": ("api.cli", "db_main", "manage the database: upgrade, backup, restore"),
     "token": ("api.cli", "token_main", "rotate a game's director token, list a game's tokens"),
+    "audit": ("api.cli", "audit_main", "export the audit trail (CSV or JSON Lines)"),
 }
 
 

@@ -128,6 +128,19 @@ class Eject:
 
 @_action
 @dataclass(frozen=True, slots=True)
+class WithdrawEjection:
+    """A red card revoked while its ejection is still the game's latest event: everything the
+    ejection caused, from log position ``since`` (its ``Carded`` event) on, is withdrawn, and
+    the character is back. The service sends it only when the card is revoked (never a choice
+    of its own); once anything else has happened, the card can only be appealed after the game.
+    """
+
+    character: str
+    since: int
+
+
+@_action
+@dataclass(frozen=True, slots=True)
 class Substitute:
     """替补: ``player`` takes over ``character`` (once per character)."""
 
@@ -165,6 +178,7 @@ Action = (
     | DeadlinePassed
     | LeaveLastWords
     | Eject
+    | WithdrawEjection
     | Substitute
     | DeclareFactionLost
 )
@@ -179,6 +193,7 @@ ACTION_TYPES: dict[str, type] = {
     "deadline_passed": DeadlinePassed,
     "leave_last_words": LeaveLastWords,
     "eject": Eject,
+    "withdraw_ejection": WithdrawEjection,
     "substitute": Substitute,
     "declare_faction_lost": DeclareFactionLost,
 }

@@ -79,6 +79,12 @@ class SubstitutionError(IllegalActionError):
     default_rule = "substitution_once"
 
 
+class WithdrawalError(IllegalActionError):
+    """A red card's ejection that cannot be withdrawn (not the latest event, or none)."""
+
+    default_rule = "withdrawal_refused"
+
+
 class PendingDecisionError(IllegalActionError):
     """A decision the rules require first (最后一枪, 殉职, 传位) is still open."""
 

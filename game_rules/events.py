@@ -22,7 +22,7 @@ level, which serialise as lists.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar, cast
 
@@ -402,6 +402,36 @@ class Carded(Event):
     phase: str
     colour: str = "red"
     already_out: bool = False
+
+
+@register_event
+@quick_frozen
+@dataclass(frozen=True, slots=True)
+class EjectionWithdrawn(Event):
+    """A red card's ejection withdrawn (the card was revoked while the ejection was the latest
+    thing in the game): the state is again the fold of the log before position ``since``, the
+    ejection's ``Carded``. The withdrawn events stay in the log, as history; views that derive
+    facts from events skip them (:func:`withdrawn_positions`)."""
+
+    TYPE: ClassVar[str] = "ejection_withdrawn"
+    scope: ClassVar[str] = PUBLIC
+    character: str
+    since: int
+
+
+def withdrawn_positions(log: Sequence[Event]) -> set[int]:
+    """Log positions of events a later :class:`EjectionWithdrawn` took back (the withdrawal
+    itself is not one of them).
+
+    >>> log = [FlagSet("a", 1), Carded("甲", "x", 1, "day"), FlagSet("b", 2)]
+    >>> sorted(withdrawn_positions([*log, EjectionWithdrawn("甲", 1)]))
+    [1, 2]
+    """
+    taken: set[int] = set()
+    for i, e in enumerate(log):
+        if isinstance(e, EjectionWithdrawn):
+            taken.update(range(e.since, i))
+    return taken
 
 
 @register_event

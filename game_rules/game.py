@@ -19,6 +19,7 @@ from game_rules.actions import (
     DeclareFactionLost,
     Eject,
     Substitute,
+    WithdrawEjection,
 )
 from game_rules.errors import (
     DeadActorError,
@@ -27,9 +28,12 @@ from game_rules.errors import (
     LogError,
     ParameterError,
     UnknownCharacterError,
+    WithdrawalError,
 )
 from game_rules.events import (
     Announced,
+    Carded,
+    EjectionWithdrawn,
     Event,
     GameEnded,
     GameStarted,
@@ -44,7 +48,9 @@ from game_rules.state import CORE_FOLDS, GameState
 from game_rules.views import CharacterView, DirectorView, PublicView, build_views
 
 #: actions the game routes to the ruleset's own entry points rather than ``handle``
-_DIRECTOR_ACTIONS: frozenset[type] = frozenset({Substitute, Eject, DeclareFactionLost})
+_DIRECTOR_ACTIONS: frozenset[type] = frozenset(
+    {Substitute, Eject, DeclareFactionLost, WithdrawEjection}
+)
 
 
 class Game:
@@ -122,8 +128,11 @@ class Game:
     def emit(self, event: Event) -> None:
         """Append ``event`` and fold it (for ruleset engines; players call :meth:`apply`)."""
         self._log.append(event)
-        state = self._state
         kind = type(event)
+        if kind is EjectionWithdrawn:
+            self._refold(cast(EjectionWithdrawn, event).since)
+            return
+        state = self._state
         core = CORE_FOLDS.get(kind)  # fold_core, inlined: this runs for every event
         if core is not None:
             core(state, event)
@@ -154,6 +163,8 @@ class Game:
                 self.ruleset.substitute(self, cast(Substitute, action))
             elif kind is Eject:
                 self.ruleset.eject(self, cast(Eject, action))
+            elif kind is WithdrawEjection:
+                self._withdraw_ejection(cast(WithdrawEjection, action))
             else:
                 self.ruleset.declare_lost(self, cast(DeclareFactionLost, action))
         except BaseException:
@@ -227,6 +238,64 @@ class Game:
             Announced(self._state.day, self._state.phase, f"随机种子公开：{self._seed}", "seed")
         )
         self.emit(GameEnded(winner, dict(results), self._seed, reason))
+
+    def _withdraw_ejection(self, action: WithdrawEjection) -> None:
+        """Take back a red card's ejection that is still the latest thing in the game.
+
+        ``since`` must point at the character's red ``Carded`` that put them out, and the log
+        from there on must be exactly what that ejection emitted (replayed to check: the engine
+        is deterministic), so nothing else has happened since. Whatever it caused (elimination,
+        successors, the deferred exit, 判负) is withdrawn, and the public is told.
+        """
+        c = action.character
+        self.require_character(c)
+        since = action.since
+        first = self._log[since] if 0 < since < len(self._log) else None
+        if not (
+            isinstance(first, Carded)
+            and first.character == c
+            and first.colour == "red"
+            and not first.already_out
+        ):
+            raise WithdrawalError(message=f"{c}没有在此被红牌罚下，无从撤销")
+        if not self._ejection_is_latest(since, c, first.cause):
+            raise WithdrawalError(
+                "withdrawal_not_latest", f"{c}被罚下之后游戏已有新的进展，不能再撤销这次罚下"
+            )
+        self.emit(EjectionWithdrawn(c, since))
+        state = self._state
+        self.emit(
+            Announced(state.day, state.phase, f"{c}的红牌已撤销，{c}回到游戏", "card_withdrawn")
+        )
+
+    def _ejection_is_latest(self, since: int, character: str, cause: str) -> bool:
+        """Whether the log from ``since`` on is exactly one ``Eject`` of ``character`` (with or
+        without 判负), replayed on the game as it stood before it."""
+        tail = self._log[since:]
+        for loses in (False, True):
+            probe = Game(
+                self.ruleset_id, self.ruleset, self._seed, self.characters, self._overrides
+            )
+            for e in self._log[:since]:
+                probe.emit(e)
+            try:
+                replayed = probe.apply(Eject(character, cause, loses))
+            except GameRuleError:
+                continue
+            if list(replayed) == tail:
+                return True
+        return False
+
+    def _refold(self, upto: int) -> None:
+        """Make the state the fold of the log's first ``upto`` events (the log is kept)."""
+        log = self._log
+        self._log = []
+        self._state = GameState(self.ruleset.params, self.characters)
+        try:
+            for e in log[:upto]:
+                self.emit(e)
+        finally:
+            self._log = log
 
     def _rollback(self, mark: int) -> None:
         events = self._log[:mark]

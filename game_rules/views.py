@@ -25,6 +25,7 @@ from game_rules.events import (
     GameEnded,
     Told,
     event_to_dict,
+    withdrawn_positions,
 )
 
 if TYPE_CHECKING:
@@ -168,7 +169,14 @@ class _Views:
         events = tuple(e for e in log if e.seen_by(None))
         anns = tuple(e for e in events if isinstance(e, Announced))
         out: list[str] = []
-        for e in events:
+        # a withdrawn ejection puts nobody out and names no successor
+        taken = withdrawn_positions(log)
+        facts = (
+            [e for i, e in enumerate(log) if i not in taken and e.seen_by(None)]
+            if taken
+            else events
+        )
+        for e in facts:
             names: tuple[str, ...] = ()
             if isinstance(e, Announced) and e.kind in {"out", "card"}:
                 names = e.characters
@@ -179,7 +187,7 @@ class _Views:
                     out.append(n)
         sheriff = None
         ended = None
-        for e in events:
+        for e in facts:
             if isinstance(e, Announced) and e.kind == "sheriff" and e.characters:
                 sheriff = e.characters[0]
             elif isinstance(e, GameEnded):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, Integer, String
@@ -11,12 +12,49 @@ from sqlalchemy.orm import Mapped, mapped_column
 from models.base import Base
 from models.types import UTCDateTime, utcnow
 
-# Tables whose rows may never change once written; the migration installs triggers enforcing it.
-APPEND_ONLY_TABLES = ("audit_log", "cards", "decisions", "game_events", "labelled_examples")
+# Tables whose rows may never change once written; the migrations install triggers enforcing it
+# (0002 the first five, 0004 the revocations, appeals and rulings).
+APPEND_ONLY_TABLES = (
+    "audit_log",
+    "cards",
+    "decisions",
+    "game_events",
+    "labelled_examples",
+    "card_revocations",
+    "card_appeals",
+    "appeal_rulings",
+)
+
+
+class AuditAction(StrEnum):
+    """What an audit entry records (the ``action`` column)."""
+
+    CREATE_GAME = "create_game"
+    DECISION = "decision"
+    CARD = "card"
+    ESCALATION = "escalation"
+    EJECTION = "ejection"
+    REVOCATION = "revocation"
+    EJECTION_WITHDRAWN = "ejection_withdrawn"
+    APPEAL = "appeal"
+    APPEAL_RULING = "appeal_ruling"
+    ACTION = "action"
+    CLOSE_DAY = "close_day"
+    CLOSE_NIGHT = "close_night"
+    REVOKE_TOKEN = "revoke_token"
+    ISSUE_TOKEN = "issue_token"
 
 
 class AuditEntry(Base):
-    """One audited act (decision, card, escalation, ejection, game action, day close)."""
+    """One audited act (decision, card, escalation, ejection, game action, close, token change,
+    revocation, appeal, ruling).
+
+    ``actor`` is who the act is attributed to (``director``, ``player:<character>``, ``admin``,
+    ``operator``, ``system`` for the rules' own consequences); ``actor_kind``, ``actor_token_id``
+    and ``actor_ref`` are the *authenticated* identity of the request that caused it (the token
+    row, or the admin token's fingerprint), never a name the client typed. Entries written before
+    revision 0004 have no authenticated identity (NULL).
+    """
 
     __tablename__ = "audit_log"
 
@@ -25,4 +63,7 @@ class AuditEntry(Base):
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     actor: Mapped[str] = mapped_column(String(64))
     action: Mapped[str] = mapped_column(String(32))
+    actor_kind: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    actor_token_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    actor_ref: Mapped[str | None] = mapped_column(String(80), nullable=True)
     detail: Mapped[dict[str, Any]] = mapped_column(JSON)

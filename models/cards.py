@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, Text
@@ -63,4 +64,68 @@ class Card(Base):
     reason: Mapped[str] = mapped_column(Text)
     issued_by: Mapped[str] = mapped_column(String(64))
     day: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class RevocationKind(StrEnum):
+    """Why a card no longer counts."""
+
+    #: the director revoked it (given in error), with a reason
+    DIRECTOR = "director"
+    #: an escalation whose merged cards no longer all count (one of them was revoked)
+    RECOMPUTED = "recomputed"
+
+
+class CardRevocation(Base):
+    """A card taken out of its ledger; the card row itself is never edited (append-only)."""
+
+    __tablename__ = "card_revocations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    card_id: Mapped[int] = mapped_column(ForeignKey("cards.id"), unique=True)
+    kind: Mapped[str] = mapped_column(String(16))  # RevocationKind
+    reason: Mapped[str] = mapped_column(Text)
+    # for a recomputed escalation: the director's revocation that undid it
+    cause_id: Mapped[int | None] = mapped_column(ForeignKey("card_revocations.id"), nullable=True)
+    revoked_by: Mapped[str] = mapped_column(String(64))
+    # whether the red card's ejection was withdrawn in the game with it
+    ejection_withdrawn: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Ruling(StrEnum):
+    """The director's or an admin's ruling on an appeal."""
+
+    #: the card stands
+    UPHELD = "upheld"
+    #: the card was wrong (recorded with the card; the finished game is not replayed)
+    OVERTURNED = "overturned"
+
+
+class CardAppeal(Base):
+    """A player's appeal against a card of their character, made after the game (one per card)."""
+
+    __tablename__ = "card_appeals"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    card_id: Mapped[int] = mapped_column(ForeignKey("cards.id"), unique=True)
+    character: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(Text)
+    appealed_by: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class AppealRuling(Base):
+    """The ruling on one appeal (once, never edited)."""
+
+    __tablename__ = "appeal_rulings"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
+    appeal_id: Mapped[int] = mapped_column(ForeignKey("card_appeals.id"), unique=True)
+    ruling: Mapped[str] = mapped_column(String(16))  # Ruling
+    note: Mapped[str] = mapped_column(Text)
+    ruled_by: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

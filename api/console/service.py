@@ -1,9 +1,9 @@
 """The console's adapter over the referee service's own Python layer (no HTTP inside the app).
 
 Reads open a read transaction and rebuild the game at its committed version
-(:func:`api.referee.read_game`); writes run in the service's locked write transaction
-(:func:`api.referee.locked_game`) and call the same functions the JSON endpoints call
-(:func:`api.referee.decide`, :func:`api.referee.close_day`, ``LockedGame.apply``...), so the
+(:func:`api.locking.read_game`); writes run in the service's locked write transaction
+(:func:`api.locking.locked_game`) and call the same functions the JSON endpoints call
+(:func:`api.rulings.decide`, :func:`api.closing.close_day`, ``LockedGame.apply``...), so the
 console and the API can never disagree about a ruling. Creating a game reuses the
 ``POST /api/games`` view itself with a validated body, because that is where S1 keeps it.
 
@@ -14,7 +14,7 @@ except the highlighted post body (escaped segments, see :mod:`api.console.highli
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
@@ -27,6 +27,8 @@ from sqlalchemy.orm import Session
 
 from api import cardrules, schemas
 from api.auth import DIRECTOR, PLAYER, hash_token
+from api.card_store import ledger_for, revocations_of
+from api.closing import activity_counts, close_day, close_night
 from api.console.forms import MAX_NAME, PLAN_SEPARATOR, decision_for
 from api.console.highlight import highlight, spans_from_findings
 from api.console.labels import (
@@ -43,19 +45,10 @@ from api.console.labels import (
 from api.database import db
 from api.errors import ApiError, NotFound
 from api.gameplay import Game, action_from_json
-from api.referee import (
-    THREADS,
-    activity_counts,
-    characters_of,
-    close_day,
-    close_night,
-    decide,
-    find_suggestion,
-    ledger_for,
-    locked_game,
-    read_game,
-)
-from api.referee import give_card as referee_give_card
+from api.ingest import THREADS
+from api.locking import characters_of, locked_game, read_game
+from api.rulings import decide, find_suggestion
+from api.rulings import give_card as referee_give_card
 from api.schema import SchemaError
 from api.store import audit, lock_game
 from api.tokens import replace_token
@@ -301,8 +294,9 @@ def summary(session: Session, row: GameRow, game: Game) -> GameSummary:
     )
 
 
-def _card_chip(c: Card) -> dict[str, Any]:
+def _card_chip(c: Card, revoked: Collection[int] = ()) -> dict[str, Any]:
     return {
+        "revoked": c.id in revoked,
         "id": c.id,
         "colour": c.colour,
         "colour_name": colour_label(c.colour),
@@ -318,23 +312,32 @@ def _card_chip(c: Card) -> dict[str, Any]:
 
 
 def cards_by_character(session: Session, row: GameRow) -> dict[str, list[Card]]:
-    """Every character's card rows in issue order."""
+    """Every character's card rows in issue order (revoked ones too: see :func:`revoked_ids`)."""
     out: dict[str, list[Card]] = {p["character"]: [] for p in row.players}
     for card in session.scalars(select(Card).where(Card.game_id == row.id).order_by(Card.id)):
         out.setdefault(card.character, []).append(card)
     return out
 
 
-def ledger_summary(ruleset: str, character: str, cards: Sequence[Card]) -> dict[str, Any]:
-    """A ledger for display: active counts, the summary sentence, cards and escalations."""
-    ledger = ledger_for(ruleset, character, cards)
+def revoked_ids(session: Session, row: GameRow) -> frozenset[int]:
+    """Ids of the game's revoked cards (shown struck through; they no longer count)."""
+    return frozenset(revocations_of(session, row.id))
+
+
+def ledger_summary(
+    ruleset: str, character: str, cards: Sequence[Card], revoked: Collection[int] = ()
+) -> dict[str, Any]:
+    """A ledger for display: active counts, the summary sentence, cards and escalations; the
+    ledger counts the cards not ``revoked``, and revoked ones are listed, marked."""
+    live = [c for c in cards if c.id not in revoked]
+    ledger = ledger_for(ruleset, character, live)
     return {
         "summary": ledger.describe(),
         "red": ledger.is_red,
         "active": {c: ledger.count(CardColour.parse(c)) for c in ("blue", "yellow", "red")},
-        "cards": [_card_chip(c) for c in cards],
-        "escalations": [_card_chip(c) for c in cards if c.source == "escalation"],
-        "merged": sorted({i for c in cards for i in c.escalated_from}),
+        "cards": [_card_chip(c, revoked) for c in cards],
+        "escalations": [_card_chip(c) for c in live if c.source == "escalation"],
+        "merged": sorted({i for c in live for i in c.escalated_from}),
     }
 
 
@@ -380,6 +383,7 @@ def queue(session: Session, row: GameRow, game: Game, status: str) -> list[dict[
         query = query.where(Suggestion.status == status)
     rows = session.execute(query).all()
     ledgers = cards_by_character(session, row)
+    revoked = revoked_ids(session, row)
     may_lose = cardrules.may_declare_faction_lost(row.ruleset)
     items: list[dict[str, Any]] = []
     for s, post, decision in rows:
@@ -404,7 +408,7 @@ def queue(session: Session, row: GameRow, game: Game, status: str) -> list[dict[
         body = post.body if post is not None else ""
         spans = spans_from_findings(post.findings if post is not None else [], len(body))
         allowed = list(summary_reason.get("allowed") or DECIDABLE)
-        now = ledger_summary(row.ruleset, s.character, ledgers.get(s.character, []))
+        now = ledger_summary(row.ruleset, s.character, ledgers.get(s.character, []), revoked)
         items.append(
             {
                 "id": s.id,
@@ -594,6 +598,7 @@ def players(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
     activity = rules.activity
     counts, water = activity_counts(session, row.id)
     ledgers = cards_by_character(session, row)
+    revoked = revoked_ids(session, row)
     votes = votes_by_day(game)
     last_day = max(state.day, 1)
     days = list(range(1, last_day + 1))
@@ -649,7 +654,9 @@ def players(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
                 "cause": cause_label(elim.cause) if elim else "",
                 "out_when": f"第{elim.day}天{phase_label(elim.phase)}" if elim else "",
                 "sheriff": state.sheriff == character,
-                "ledger": ledger_summary(row.ruleset, character, ledgers.get(character, [])),
+                "ledger": ledger_summary(
+                    row.ruleset, character, ledgers.get(character, []), revoked
+                ),
                 "days": per_day,
                 "three_low": three_low,
             }
@@ -1288,8 +1295,11 @@ def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
         css, text = described
         entries.append((day, at, order, {"kind": css, "text": text, "at": local_time(at, "%H:%M")}))
     cards = session.scalars(select(Card).where(Card.game_id == row.id).order_by(Card.id)).all()
+    revoked = revocations_of(session, row.id)
     for c in cards:
         text = f"{c.character} {colour_label(c.colour)}：{c.reason}"
+        if c.id in revoked:
+            text += f"（已撤销：{revoked[c.id].reason}）"
         entries.append(
             (c.day, c.created_at, 10**9 + c.id, {"kind": f"card card-{c.colour}", "text": text,
                                                  "at": c.created_at.strftime("%H:%M")})
@@ -1302,7 +1312,7 @@ def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
     posts = {c: {d: counts.get(d, {}).get(c, 0) for d in counts} for c in game.characters}
     card_days: dict[str, dict[int, list[str]]] = {c: {} for c in game.characters}
     for c in cards:
-        if c.source != "escalation":
+        if c.source != "escalation" and c.id not in revoked:
             card_days.setdefault(c.character, {}).setdefault(c.day, []).append(c.colour)
     chart_days = sorted({*counts, *range(1, max(game.state.day, 1) + 1)} - {0})
     out_day = {e.character: e.day for e in game.state.eliminations}

@@ -14,6 +14,7 @@ from typing import Any, TypeVar, cast
 
 from flask import flash, g, redirect, request, session, url_for
 
+from api.actors import ActorKind, Principal, authenticated
 from api.auth import hash_token
 from api.console.service import game_for_director_token, token_still_valid
 
@@ -67,6 +68,7 @@ def current_director() -> Director | None:
         return None
     director = Director(game_id, str(session.get(NAME_KEY) or ""))
     g.console_director = director
+    authenticated(Principal(ActorKind.DIRECTOR, token_hash=digest))
     return director
 
 

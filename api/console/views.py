@@ -22,7 +22,7 @@ from flask import (
 )
 from werkzeug.wrappers import Response as BaseResponse
 
-from api.console import service
+from api.console import service, trust
 from api.console.chart import activity_chart
 from api.console.forms import (
     FormInputError,
@@ -200,11 +200,85 @@ def decide(sid: str) -> BaseResponse:
 @console_bp.get("/players")
 @director_required
 def players() -> str:
-    """Every character: state, ledger, posts per day against the 潜水 thresholds, votes."""
+    """Every character: state, ledger, posts per day against the 潜水 thresholds, votes; the
+    cards that may be revoked, and the appeals after the game."""
     return _page(
         "console/players.html",
-        _build=lambda session, row, game: service.players(session, row, game),
+        _build=lambda session, row, game: {
+            **service.players(session, row, game),
+            "revocable": trust.revocable_cards(session, row),
+            "appeals": trust.appeals(session, row),
+        },
     )
+
+
+@console_bp.get("/cards/<cid>/revoke")
+@director_required
+def confirm_revocation(cid: str) -> BaseResponse | str:
+    """撤销判罚, step one: what revoking the card would do; the form that confirms it."""
+    try:
+        card_id = service.ensure_int(cid, "牌编号")
+        preview = trust.preview_revocation(_director_game(), card_id)
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.players", _anchor="revoke")
+    return _page("console/revoke_card.html", preview=preview)
+
+
+@console_bp.post("/cards/<cid>/revoke")
+@director_required
+def revoke_card(cid: str) -> BaseResponse:
+    """撤销判罚, step two: the confirmed revocation."""
+    try:
+        lines = trust.revoke(
+            _director_game(),
+            service.ensure_int(cid, "牌编号"),
+            reason=request.form.get("reason", ""),
+            actor=_actor(),
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.players", _anchor="revoke")
+    for line in lines:
+        flash(line, "red" if line.startswith("公示") else "ok")
+    return _back("console.players", _anchor="revoke")
+
+
+@console_bp.post("/appeals/<aid>/ruling")
+@director_required
+def rule_appeal(aid: str) -> BaseResponse:
+    """The director's ruling on a player's appeal (after the game)."""
+    try:
+        name = trust.rule(
+            _director_game(),
+            service.ensure_int(aid, "申诉编号"),
+            ruling=request.form.get("ruling", ""),
+            note=request.form.get("note", ""),
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.players", _anchor="appeals")
+    flash(f"已裁决申诉：{name}", "ok")
+    return _back("console.players", _anchor="appeals")
+
+
+@console_bp.get("/audit")
+@director_required
+def audit() -> str:
+    """审计记录: every act on the game, newest first, with the token that proved who did it."""
+    action = request.args.get("action") or None
+    try:
+        return _page(
+            "console/audit.html",
+            _build=lambda session, row, game: {
+                "entries": trust.audit_rows(session, row.id, action),
+            },
+            choices=trust.audit_choices(),
+            chosen=action or "",
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _page("console/audit.html", entries=[], choices=trust.audit_choices(), chosen="")
 
 
 @console_bp.post("/card")

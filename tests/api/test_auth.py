@@ -14,7 +14,9 @@ ENDPOINTS: list[tuple[str, str, Body | None, set[str]]] = [
     ("GET", "/api/games/{id}/announcements", None, {"public", "player", "director"}),
     ("GET", "/api/games/{id}/view", None, {"public", "player", "director"}),
     ("GET", "/api/games/{id}/suggestions", None, {"director"}),
-    ("GET", "/api/games/{id}/cards", None, {"director"}),
+    ("GET", "/api/games/{id}/cards", None, {"director", "player"}),  # a player: its own ledger
+    ("GET", "/api/games/{id}/audit", None, {"director"}),
+    ("GET", "/api/games/{id}/appeals", None, {"director"}),
     (
         "POST",
         "/api/games/{id}/cards",

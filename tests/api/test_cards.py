@@ -214,6 +214,9 @@ def test_audit_trail_records_who_when_why(api: Any, game: dict[str, Any], app: F
         entries = list(session.scalars(select(AuditEntry).order_by(AuditEntry.id)))
     by_action = {e.action: e for e in entries}
     assert by_action["decision"].actor == "导演A"
+    # who was authenticated: the game's director token, whatever name the body gives
+    decision = by_action["decision"]
+    assert decision.actor_kind == "director" and decision.actor_token_id is not None
     assert by_action["card"].detail["colour"] == "red"
     assert "串号" in by_action["card"].detail["reason"]
     assert by_action["ejection"].detail["character"] == "软件11"

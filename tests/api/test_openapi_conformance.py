@@ -93,6 +93,23 @@ def test_responses_match_the_openapi_schemas(app: Flask, api: Any) -> None:
     reissued = call("POST", f"/api/games/{gid}/tokens", token, {"character": "软件5"})
     call("GET", f"/api/games/{gid}/view", reissued["player_token"])
     call("POST", f"/api/games/{gid}/tokens", game["player_tokens"]["软件6"], {"character": "软件5"})
+    # A card revoked, the audit trail read; after the game a card appealed and ruled on.
+    blue = {"character": "软件10", "colour": "blue", "category": "other", "reason": "x"}
+    given = call("POST", f"/api/games/{gid}/cards", token, blue)["cards"][0]
+    call("POST", f"/api/games/{gid}/cards/{given['id']}/revoke", token, {"reason": "判错"})
+    call("POST", f"/api/games/{gid}/cards/{given['id']}/revoke", token, {"reason": "x"})  # 409
+    call("GET", f"/api/games/{gid}/audit?action=revocation", token)
+    call("GET", f"/api/games/{gid}/audit?action=nope", token)  # 400
+    kept = call("POST", f"/api/games/{gid}/cards", token, {**blue, "character": "软件9"})
+    appeal = f"/api/games/{gid}/cards/{kept['cards'][0]['id']}/appeal"
+    player = game["player_tokens"]["软件9"]
+    call("POST", appeal, player, {"text": "冤枉"})  # 409: the game is not over
+    ending = {"character": "软件1", "colour": "red", "category": "cheating", "reason": "作弊",
+              "faction_lost": True}  # fmt: skip
+    call("POST", f"/api/games/{gid}/cards", token, ending)
+    made = call("POST", appeal, player, {"text": "冤枉"})
+    call("GET", f"/api/games/{gid}/appeals", token)
+    call("POST", f"/api/games/{gid}/appeals/{made['id']}/ruling", token, {"ruling": "upheld"})
     assert call.checked == {(e.method, e.rule) for e in ENDPOINTS}
 
 

@@ -15,7 +15,7 @@ import pytest
 from flask import Flask
 
 from api.gameplay import GameCache
-from api.referee import ingest_unvoted_posts
+from api.ingest import ingest_unvoted_posts
 
 PLAYERS = [f"软件{i}" for i in range(1, 13)]
 

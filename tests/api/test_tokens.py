@@ -100,6 +100,11 @@ SAMPLE_BODIES: dict[tuple[str, str], Any] = {
     ("POST", "/api/suggestions/<sid>/decision"): {"action": "dismiss"},
     ("POST", "/api/games/<game_id>/tokens/revoke"): {"character": "软件1"},
     ("POST", "/api/games/<game_id>/tokens"): {"character": "软件1"},
+    ("POST", "/api/games/<game_id>/cards/<card_id>/revoke"): {"reason": "x"},
+    ("POST", "/api/games/<game_id>/cards/<card_id>/appeal"): {"text": "x"},
+    ("GET", "/api/games/<game_id>/appeals"): None,
+    ("POST", "/api/games/<game_id>/appeals/<appeal_id>/ruling"): {"ruling": "upheld"},
+    ("GET", "/api/games/<game_id>/audit"): None,
 }
 #: creating a game takes no game token (only the admin token, when one is configured)
 NO_GAME_TOKEN = {("POST", "/api/games")}
@@ -118,6 +123,7 @@ def _every_endpoint(app: Flask, game: dict[str, Any], token: str) -> dict[str, t
     out = {}
     for (method, rule), body in SAMPLE_BODIES.items():
         path = rule.replace("<game_id>", game["id"]).replace("<sid>", str(sid))
+        path = path.replace("<card_id>", "1").replace("<appeal_id>", "1")
         response = client.open(path, method=method, json=body, headers=_auth(token))
         out[f"{method} {rule}"] = (response.status_code, response)
     return out

@@ -1,0 +1,166 @@
+"""Closing a day or a night, and the fixed activity penalties that come with it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from api import cardrules
+from api.card_store import issue_card
+from api.errors import Conflict
+from api.locking import LockedGame
+from api.payloads import card_json, suggestion_json
+from api.store import audit
+from api.voting import phase_name
+from game_rules import actions as act
+from game_rules.events import Announced, FlagSet
+from models.cards import Suggestion
+from models.posts import Post
+from models.types import utcnow
+
+
+def activity_counts(
+    session: Session, game_id: str
+) -> tuple[dict[int, dict[str, int]], dict[int, dict[str, int]]]:
+    """Non-water and water posts (诈尸 excluded) per day and character."""
+    rows = session.execute(
+        select(Post.day, Post.author, Post.is_water, func.count())
+        .where(Post.game_id == game_id, Post.zombie.is_(False))
+        .group_by(Post.day, Post.author, Post.is_water)
+    )
+    counts: dict[int, dict[str, int]] = {}
+    water: dict[int, dict[str, int]] = {}
+    for day, author, is_water, n in rows:
+        target = water if is_water else counts
+        target.setdefault(int(day), {})[author] = int(n)
+    return counts, water
+
+
+#: engine flags that name characters who missed a required action, with the seed's wording
+MISSED_ACTION_FLAGS = {
+    "missed_leader_vote": "第一个游戏日关门二十分钟后，狼人未提交选举狼头的选票，均不计票，计黄牌",
+}
+
+
+def close_night(locked: LockedGame, *, actor: str) -> dict[str, Any]:
+    """Close the night; characters the engine reports as missing a required action get the
+    seed's fixed yellow (M08: 争权<强制> not voted)."""
+    state = locked.game.state
+    if state.phase != "night":
+        raise Conflict(
+            f"现在是第{state.day}天{phase_name(state.phase)}，不能关闭夜晚", rule="wrong_phase"
+        )
+    day = state.day
+    events = locked.apply(act.EndNight())
+    audit(locked.session, locked.row.id, actor, "close_night", {"day": day})
+    cards: list[dict[str, Any]] = []
+    ejections: list[dict[str, Any]] = []
+    for event in events:
+        if not isinstance(event, FlagSet) or event.key not in MISSED_ACTION_FLAGS:
+            continue
+        article = cardrules.category_article(locked.ruleset, "missed_action")
+        cite = f"判罚依据{article['code']}：" if article else ""
+        for character in event.value or ():
+            outcome = issue_card(
+                locked,
+                character=character,
+                colour=cardrules.YELLOW,
+                category="missed_action",
+                reason=f"{cite}{MISSED_ACTION_FLAGS[event.key]}",
+                source="fixed",
+                issued_by="system",
+                day=day,
+            )
+            cards.extend(card_json(c) for c in outcome.cards)
+            if outcome.ejected:
+                ejections.append(outcome.ejected)
+    return {
+        "closed": {"phase": "night", "day": day},
+        "announcements": [e.text for e in events if isinstance(e, Announced)],
+        "cards": cards,
+        "suggestions": [],
+        "ejected": ejections,
+    }
+
+
+def close_day(
+    locked: LockedGame, *, at: datetime | None, accelerated: bool, review: bool, actor: str
+) -> dict[str, Any]:
+    """Close the current day: the vote result, then lurking / no-vote yellows (潜水)."""
+    state = locked.game.state
+    if state.phase != "day":
+        raise Conflict(
+            f"现在是第{state.day}天{phase_name(state.phase)}，不能关闭白天", rule="wrong_phase"
+        )
+    day = state.day
+    carded = set(state.flags.get("deferred_cards") or ())
+    subjects = [c for c in state.living() if c not in carded]
+    voted = set(state.ballots)
+    accelerated = accelerated or bool(state.flags.get("accelerated"))
+    events = locked.apply(act.CloseDay(at))
+    session, row = locked.session, locked.row
+    accelerated_days = sorted(
+        {*row.accelerated_days, day} if accelerated else set(row.accelerated_days)
+    )
+    row.accelerated_days = accelerated_days
+    counts, water = activity_counts(session, row.id)
+    penalties = cardrules.activity(
+        row.ruleset,
+        day=day,
+        subjects=subjects,
+        voted=voted,
+        counts=counts,
+        water=water,
+        accelerated_days=set(accelerated_days),
+    )
+    audit(
+        session,
+        row.id,
+        actor,
+        "close_day",
+        {"day": day, "accelerated": accelerated, "penalties": len(penalties)},
+    )
+    issued: list[dict[str, Any]] = []
+    queued: list[dict[str, Any]] = []
+    ejections: list[dict[str, Any]] = []
+    for p in penalties:
+        if review:
+            s = Suggestion(
+                game_id=row.id,
+                post_id=None,
+                character=p.character,
+                kind="activity",
+                category=p.category,
+                colour=p.colour,
+                reasons=[{"article": p.article, "text": p.reason}],
+                day=day,
+                status="pending",
+                created_at=utcnow(),
+            )
+            session.add(s)
+            session.flush()
+            queued.append(suggestion_json(s))
+            continue
+        outcome = issue_card(
+            locked,
+            character=p.character,
+            colour=p.colour,
+            category=p.category,
+            reason=p.reason,
+            source="fixed",
+            issued_by="system",
+            day=day,
+        )
+        issued.extend(card_json(c) for c in outcome.cards)
+        if outcome.ejected:
+            ejections.append(outcome.ejected)
+    return {
+        "closed": {"phase": "day", "day": day},
+        "announcements": [e.text for e in events if isinstance(e, Announced)],
+        "cards": issued,
+        "suggestions": queued,
+        "ejected": ejections,
+    }
