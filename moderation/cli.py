@@ -1,4 +1,4 @@
-"""``bansha screen`` and ``bansha train``.
+"""``bansha screen``.
 
 ``bansha screen "TEXT" [--ruleset m08]`` prints the findings of one post readably (Chinese category
 names, the article's own words, span, how it matched, confidence).  ``bansha screen --file
@@ -8,7 +8,8 @@ with a progress bar on stderr; with ``--json`` it writes one JSON object per lin
     {"id": ..., "findings": [{"category", "article", "start", "end", "match", "via", "confidence"}]}
 
 Bad lines (not JSON, no ``text``, too large) are reported on stderr with their line number and
-skipped; the exit status is then 1.  ``bansha train`` is :func:`moderation.training.main`.
+skipped; the exit status is then 1.  ``bansha train`` lives in :mod:`bansha.train` (it reads the
+service's database for ``--include-decisions``) and :mod:`moderation.training`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from moderation.screen import (
     display_names,
 )
 
-__all__ = ["JSON_KEYS", "format_findings", "screen_main", "train_main"]
+__all__ = ["JSON_KEYS", "format_findings", "screen_main"]
 
 #: Keys of each finding in ``--json`` output.
 JSON_KEYS = ("category", "article", "start", "end", "match", "via", "confidence")
@@ -221,11 +222,3 @@ def screen_main(argv: Sequence[str]) -> int:
     else:
         print(format_findings(findings, args.ruleset))
     return 0
-
-
-def train_main(argv: Sequence[str]) -> int:
-    """Entry point of ``bansha train`` (the classifier's trainer, :mod:`moderation.training`)."""
-    from moderation.training import main
-
-    status: int = main(list(argv))
-    return status

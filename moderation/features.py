@@ -397,6 +397,106 @@ def _lexicon_hits(text: str, hits: Hits | None) -> Hits | None:
     return function(text) if function is not None else None
 
 
+Span = tuple[int, int]
+#: A lexicon or pattern hit with its place in the original text: ``(category, via, start, end)``.
+HitSpan = tuple[str, str, int, int]
+
+
+def lexicon_hit_spans(normalized: NormalizedText) -> list[HitSpan] | None:
+    """The lexicon and sentence-pattern hits of a post with their original spans, or None.
+
+    The same hits as :func:`moderation.lexicon.category_hits` (the ``l:`` features), where they
+    are; None when the lexicon matcher is not importable.
+    """
+    try:
+        from moderation.lexicon import default_matcher, lexicon_hits
+        from moderation.patterns import default_patterns
+    except ImportError:
+        return None
+    candidates = default_matcher().candidates(normalized)
+    candidates += default_patterns().candidates(normalized)
+    kept = set(lexicon_hits(candidates))
+    return [(c.category, c.via, c.start, c.end) for c in candidates if (c.category, c.via) in kept]
+
+
+def token_spans(
+    text: str,
+    config: FeatureConfig | None = None,
+    *,
+    normalized: NormalizedText | None = None,
+    hit_spans: Iterable[HitSpan] | None = None,
+) -> dict[str, list[Span]]:
+    """Where in the original ``text`` each feature token of :func:`post_tokens` comes from.
+
+    One ``(start, end)`` per occurrence (so the lists have :func:`post_tokens`' repeats), each a
+    span of what the player typed: a ``c:`` n-gram maps through the folded view's offsets (noise
+    between its characters included), a ``p:`` or ``i:`` n-gram through the characters or letters
+    its syllables were read from, an ``e:`` token to its emoji, an ``l:`` token to the lexicon or
+    pattern hit behind it (``hit_spans``; computed here when None). This is how a classifier
+    finding shows the words that drove it.
+
+    >>> spans = token_spans("你是 煞-笔")
+    >>> spans["c:煞笔"], spans["p:sha bi"], spans["i:sb"]
+    ([(3, 6)], [(3, 6)], [(3, 6)])
+    """
+    config = config or FeatureConfig()
+    nt = normalized if normalized is not None else normalize(text)
+    folded = nt.folded
+    out: dict[str, list[Span]] = {}
+
+    def add(token: str, span: Span) -> None:
+        out.setdefault(token, []).append(span)
+
+    low, high = config.char_ngrams
+    for size in range(low, high + 1):
+        for i in range(len(folded) - size + 1):
+            add("c:" + folded[i : i + size], nt.span(i, i + size))
+    units = _syllable_units(folded)
+    syllables = [u[0] for u in units]
+    for prefix, items, (low, high), joiner in (
+        ("p:", syllables, config.pinyin_ngrams, " "),
+        ("i:", [s[0] for s in syllables], config.initials_ngrams, ""),
+    ):
+        for size in range(low, high + 1):
+            for i in range(len(items) - size + 1):
+                span = nt.span(units[i][1], units[i + size - 1][2])
+                add(prefix + joiner.join(items[i : i + size]), span)
+    for i, ch in enumerate(text):
+        if unicodedata.category(ch) == "So":
+            add("e:" + ch, (i, i + 1))
+    if config.lexicon:
+        found = hit_spans if hit_spans is not None else lexicon_hit_spans(nt)
+        for category, via, start, end in found or ():
+            add(f"l:{category}", (start, end))
+            add(f"l:{category}:{via}", (start, end))
+    return out
+
+
+def _syllable_units(folded: str) -> list[tuple[str, int, int]]:
+    """:func:`_syllables` of ``folded``, each with the folded ``[start, end)`` it was read from.
+
+    A Han run reads one syllable per character (so each maps to its character); should pypinyin
+    ever return another count, every syllable of the run maps to the whole run.
+    """
+    units: list[tuple[str, int, int]] = []
+    for m in _UNITS.finditer(folded):
+        han, letters, other = m.groups()
+        start = m.start()
+        if han:
+            readings = han_pinyin(han)
+            if len(readings) == len(han):
+                units += [(r, start + k, start + k + 1) for k, r in enumerate(readings)]
+            else:
+                units += [(r, start, m.end()) for r in readings]
+        elif letters:
+            for piece in split_pinyin(letters):
+                units.append((piece, start, start + len(piece)))
+                start += len(piece)
+        elif other.isalnum():
+            units.append((other, start, start + 1))
+    return units
+
+
 class ColumnMapper:
     """A post straight to vocabulary columns, without building token strings.
 
