@@ -88,7 +88,7 @@ EVIDENCE_PLACES = 3
 
 
 def visible(text: str) -> bool:
-    """Whether ``text`` shows anything a director can read (not only spaces or invisible marks).
+    r"""Whether ``text`` shows anything a director can read (not only spaces or invisible marks).
 
     >>> visible("傻逼"), visible(" \u200b\n"), visible("")
     (True, False, False)

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import itertools
 import json
-import sys
-import types
 import warnings
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pytest
@@ -392,3 +390,56 @@ def test_holdout_posts_are_scored_but_never_trained_on(
     assert sum(again["counts"]["train"].values()) == train_total and "holdout" not in again
 
 
+def test_eval_sets_are_scored_with_the_full_screener(
+    corpus_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [
+        {"id": "b-1", "text": "你这个煞笔别乱跳", "labels": ["insult"], "evasion": "homophone"},
+        {"id": "b-2", "text": "我发誓我是好人，骗人全家不得好死", "labels": ["oath"]},
+        {"id": "b-3", "text": "你这马甲我认出来了，上一场也是你", "labels": ["vest"]},
+        {"id": "b-4", "text": "今晚女巫毒谁，我建议毒3号", "labels": []},
+        {"id": "b-5", "text": "3号你就是个🐷脑子", "labels": ["insult"], "evasion": "emoji"},
+        {"id": "b-6", "text": "我站边5号，昨晚的刀口很说明问题", "labels": []},
+    ]
+    first, second = tmp_path / "blind.jsonl", tmp_path / "other.jsonl"
+    first.write_text(
+        "\n".join(json.dumps({"evasion": "none", **r}, ensure_ascii=False) for r in rows),
+        encoding="utf-8",
+    )
+    second.write_text(json.dumps({**rows[0], "id": "o-1"}, ensure_ascii=False), encoding="utf-8")
+    args = ["--corpus", str(corpus_dir), "--holdout", str(tmp_path / "none"), "--quiet"]
+    args += ["--out", str(tmp_path / "m.skops"), "--report-dir", str(tmp_path / "r")]
+    args += ["--eval", str(first), "--eval-name", "blind", "--eval", str(second)]
+    assert main(args) == 0
+    data = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
+    assert list(data["evaluations"]) == ["blind", "other"]  # the second is named by its stem
+    blind = data["evaluations"]["blind"]
+    assert blind["posts"] == 6 and blind["clean_posts"] == 2 and blind["classifier"] is True
+    assert set(blind["per_category"]) >= {"insult", "oath", "vest", "meta", "real_life"}
+    core = [blind["per_category"][c]["f1"] for c in ("insult", "oath", "vest")]
+    assert blind["macro_f1_insult_oath_vest"] == pytest.approx(sum(core) / 3)
+    assert blind["clean_false_positive_rate"] == blind["clean_flagged"] / 2
+    assert blind["recall_by_evasion"]["homophone"] == {"found": 1, "labels": 1, "recall": 1.0}
+    assert blind["recall_by_evasion"]["emoji"]["labels"] == 1
+    assert sum(r["count"] for r in blind["reliability"]) == sum(
+        row["confusion"]["tp"] + row["confusion"]["fp"] for row in blind["per_category"].values()
+    )
+    assert data["dev"]["reliability"] and data["evaluations"]["other"]["posts"] == 1
+    markdown = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+    assert "## Evaluation set `blind` (6 posts" in markdown and "| emoji |" in markdown
+    assert "eval blind (6 posts)" in capsys.readouterr().out
+    # more names than sets, or one name twice, is a usage error; nothing is written
+    bad = [*args[:-6], "--eval", str(first), "--eval-name", "a", "--eval-name", "b"]
+    bad[bad.index("--out") + 1] = str(tmp_path / "bad.skops")
+    assert main(bad) == 2
+    twice = [*args[:-6], "--eval", str(first), "--eval", str(first)]
+    twice[twice.index("--out") + 1] = str(tmp_path / "bad.skops")
+    assert main(twice) == 2
+    assert "given twice" in capsys.readouterr().err
+    assert not (tmp_path / "bad.skops").exists()
+
+
+def test_new_evasion_kinds_load() -> None:
+    for kind in ("confusable", "emoji", "english", "dialect"):
+        line = json.dumps({**GOOD, "labels": ["insult"], "evasion": kind})
+        assert parse_post(line, "x:1").evasion == kind
