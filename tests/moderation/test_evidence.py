@@ -7,12 +7,14 @@ on them are the classifier's alone: their evidence must point at those words in 
 from __future__ import annotations
 
 import itertools
+import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from moderation.classifier import PostClassifier, visible
-from moderation.features import post_tokens, token_spans
+from moderation.features import FeatureSpace, post_tokens, token_spans
 from moderation.lexicon import category_hits
 from moderation.normalize import normalize
 from moderation.screen import Screener
@@ -132,3 +134,27 @@ def test_reliability_table_bins_confidences() -> None:
     by_bin = {r["bin"]: r for r in rows}
     assert by_bin["0.9-1.0"]["count"] == 3 and by_bin["0.9-1.0"]["correct"] == pytest.approx(2 / 3)
     assert by_bin["0.5-0.6"]["count"] == 1 and by_bin["0.2-0.3"]["count"] == 0
+
+
+def test_confidence_applies_the_stored_calibration_and_survives_the_file(tmp_path: Path) -> None:
+    space = FeatureSpace.fit([post_tokens("傻逼"), post_tokens("金水")], min_df=1)
+    weights = np.array([[3.0 if t == "c:傻逼" else 0.0 for t in space.vocabulary]])
+    model = PostClassifier(
+        space=space,
+        categories=("insult",),
+        coef=weights,
+        intercept=np.array([0.0]),
+        thresholds={"insult": 0.5},
+        calibration={"insult": (1.0, -2.0)},
+    )
+    assert model.confidence("insult", 0.5) == pytest.approx(1 / (1 + math.exp(2.0)))
+    model.save(tmp_path / "m.skops")
+    loaded = PostClassifier.load(tmp_path / "m.skops")
+    assert loaded.calibration == {"insult": (1.0, -2.0)}
+    assert loaded.fingerprint() == model.fingerprint()
+    found = Screener("m72", classifier=loaded).screen("你 傻-逼")
+    (finding,) = [f for f in found if f.via == "classifier"]
+    p = loaded.predict(["你 傻-逼"])[0]["insult"]
+    assert finding.via == "classifier" and finding.match == "傻-逼"
+    assert finding.confidence == round(1 / (1 + math.exp(-(math.log(p / (1 - p)) - 2.0))), 4)
+    assert finding.confidence < round(p, 4)
