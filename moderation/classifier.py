@@ -32,7 +32,7 @@ import os
 import tempfile
 import unicodedata
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,9 +46,11 @@ from moderation.features import (
     FeatureConfig,
     FeatureSpace,
     HitSpan,
-    token_spans,
+    lexicon_hit_spans,
+    syllable_units,
+    token_places,
 )
-from moderation.normalize import NormalizedText
+from moderation.normalize import NormalizedText, normalize
 
 MODEL_FORMAT = "bansha-post-classifier"
 # 2: per-category calibration (Platt) stored beside the thresholds
@@ -234,27 +236,52 @@ class PostClassifier:
         *,
         normalized: NormalizedText | None = None,
         hit_spans: Iterable[HitSpan] | None = None,
-    ) -> tuple[list[tuple[str, float]], dict[str, list[tuple[int, int]]]]:
+    ) -> list[tuple[str, float]]:
         """Each in-vocabulary token of ``text`` with its contribution to ``category``'s score.
 
         A contribution is the token's coefficient times its value in the post's feature row (the
-        score is their sum plus the intercept); strongest first. The second item maps every token
-        to its places in ``text`` (:func:`moderation.features.token_spans`).
+        score is their sum plus the intercept); strongest first.
         """
-        j = self.categories.index(category)
-        spans = token_spans(text, self.config, normalized=normalized, hit_spans=hit_spans)
-        index = self.space.index
-        present = [(t, index[t], len(places)) for t, places in spans.items() if t in index]
-        if not present:
-            return [], spans
-        columns = np.array([c for _, c, _ in present], dtype=np.intp)
-        values = self.space.idf[columns].copy()
+        return self._contributions(text, [category], normalized, hit_spans)[0][category]
+
+    def _contributions(
+        self,
+        text: str,
+        categories: Sequence[str],
+        normalized: NormalizedText | None,
+        hit_spans: Iterable[HitSpan] | None,
+    ) -> tuple[
+        dict[str, list[tuple[str, float]]],
+        NormalizedText,
+        list[HitSpan] | None,
+        list[tuple[str, int, int]],
+    ]:
+        """Contributions for several categories from one reading of the post (its columns
+        through the prediction path's automata; its syllables and lexicon hits found once)."""
+        nt = normalized if normalized is not None else normalize(text)
+        units = syllable_units(nt.folded)
+        spans = None
+        if self.config.lexicon:
+            found = hit_spans if hit_spans is not None else lexicon_hit_spans(nt)
+            spans = list(found) if found is not None else None
+        hits = [(c, v) for c, v, _, _ in spans] if spans is not None else None
+        columns = self._scorer.mapper.columns(
+            text, nt, hits if hits is not None else (), [u[0] for u in units]
+        )
+        out: dict[str, list[tuple[str, float]]] = {c: [] for c in categories}
+        if not columns:
+            return out, nt, spans, units
+        unique, counts = np.unique(np.array(columns, dtype=np.intp), return_counts=True)
+        values = self.space.idf[unique].copy()
         if not self.space.binary:
-            values *= 1.0 + np.log(np.array([n for _, _, n in present], dtype=np.float64))
+            values *= 1.0 + np.log(counts)
         values /= (math.sqrt(float(values @ values)) or 1.0) ** self.space.length_power
-        weights = self.coef[j, columns] * values
-        order = np.argsort(-weights, kind="stable")
-        return [(present[int(k)][0], float(weights[k])) for k in order], spans
+        vocabulary = self.space.vocabulary
+        for category in categories:
+            weights = self.coef[self.categories.index(category), unique] * values
+            order = np.argsort(-weights, kind="stable")
+            out[category] = [(vocabulary[int(unique[k])], float(weights[k])) for k in order]
+        return out, nt, spans, units
 
     def explain(
         self,
@@ -268,10 +295,10 @@ class PostClassifier:
         """The spans of ``text`` that drove ``category``'s score, strongest first.
 
         The ``limit`` tokens with the largest positive contribution (:meth:`contributions`) are
-        mapped back to the original text (up to :data:`EVIDENCE_PLACES` places each); overlapping
-        places merge into one span whose weight sums the contributions of the features in it.
-        Spans with nothing visible in them are left out, so an empty result means the score has
-        no evidence a director could check.
+        mapped back to the original text (:func:`moderation.features.token_places`, up to
+        :data:`EVIDENCE_PLACES` places each); overlapping places merge into one span whose weight
+        sums the contributions of the features in it. Spans with nothing visible in them are left
+        out, so an empty result means the score has no evidence a director could check.
 
         >>> from moderation.features import FeatureSpace, post_tokens
         >>> space = FeatureSpace.fit([post_tokens("傻逼"), post_tokens("金水")], min_df=1)
@@ -281,36 +308,31 @@ class PostClassifier:
         >>> [(e.match, e.features) for e in model.explain("今天 傻-逼 一个", "insult")]
         [('傻-逼', ('c:傻逼',))]
         """
-        ranked, spans = self.contributions(
-            text, category, normalized=normalized, hit_spans=hit_spans
+        return self.explain_many(
+            text, [category], normalized=normalized, hit_spans=hit_spans, limit=limit
+        )[category]
+
+    def explain_many(
+        self,
+        text: str,
+        categories: Sequence[str],
+        *,
+        normalized: NormalizedText | None = None,
+        hit_spans: Iterable[HitSpan] | None = None,
+        limit: int = EVIDENCE_FEATURES,
+    ) -> dict[str, tuple[Evidence, ...]]:
+        """:meth:`explain` for several categories of one post, reading the post once."""
+        ranked, nt, spans, units = self._contributions(text, categories, normalized, hit_spans)
+        top = {c: [(t, w) for t, w in ranked[c][:limit] if w > 0.0] for c in categories}
+        places = token_places(
+            {t for pairs in top.values() for t, _ in pairs},
+            text,
+            self.config,
+            normalized=nt,
+            hit_spans=spans if spans is not None else (),
+            units=units,
         )
-        places: list[tuple[int, int, str, float]] = []
-        for token, weight in ranked[:limit]:
-            if weight <= 0.0:
-                break
-            places += [(a, b, token, weight) for a, b in spans[token][:EVIDENCE_PLACES]]
-        places.sort(key=lambda p: (p[0], -p[1]))
-        groups: list[tuple[int, int, dict[str, float]]] = []
-        for a, b, token, weight in places:
-            if groups and a < groups[-1][1]:
-                start, end, tokens = groups[-1]
-                tokens.setdefault(token, weight)
-                groups[-1] = (start, max(end, b), tokens)
-            else:
-                groups.append((a, b, {token: weight}))
-        evidence = [
-            Evidence(
-                start,
-                end,
-                text[start:end],
-                tuple(sorted(tokens, key=lambda t: -tokens[t])),
-                sum(tokens.values()),
-            )
-            for start, end, tokens in groups
-            if visible(text[start:end])
-        ]
-        evidence.sort(key=lambda e: (-e.weight, e.start))
-        return tuple(evidence)
+        return {c: _evidence(text, top[c], places) for c in categories}
 
     def top_features(self, category: str, n: int = 15) -> list[tuple[str, float]]:
         """The ``n`` tokens pushing hardest towards ``category`` (for the report)."""
@@ -574,6 +596,35 @@ class _LinearScorer:
         scores = np.asarray(matrix @ self.weights) + self.intercept
         result: np.ndarray = 1.0 / (1.0 + np.exp(-scores))
         return result
+
+
+def _evidence(
+    text: str, top: Sequence[tuple[str, float]], places: Mapping[str, Sequence[tuple[int, int]]]
+) -> tuple[Evidence, ...]:
+    """Merge the places of the strongest features into visible evidence spans, strongest first."""
+    found = [(a, b, t, w) for t, w in top for a, b in places[t][:EVIDENCE_PLACES]]
+    found.sort(key=lambda p: (p[0], -p[1]))
+    groups: list[tuple[int, int, dict[str, float]]] = []
+    for a, b, token, weight in found:
+        if groups and a < groups[-1][1]:
+            start, end, tokens = groups[-1]
+            tokens.setdefault(token, weight)
+            groups[-1] = (start, max(end, b), tokens)
+        else:
+            groups.append((a, b, {token: weight}))
+    evidence = [
+        Evidence(
+            start,
+            end,
+            text[start:end],
+            tuple(sorted(tokens, key=lambda t: -tokens[t])),
+            sum(tokens.values()),
+        )
+        for start, end, tokens in groups
+        if visible(text[start:end])
+    ]
+    evidence.sort(key=lambda e: (-e.weight, e.start))
+    return tuple(evidence)
 
 
 def _check_lengths(

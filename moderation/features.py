@@ -451,7 +451,7 @@ def token_spans(
     for size in range(low, high + 1):
         for i in range(len(folded) - size + 1):
             add("c:" + folded[i : i + size], nt.span(i, i + size))
-    units = _syllable_units(folded)
+    units = syllable_units(folded)
     syllables = [u[0] for u in units]
     for prefix, items, (low, high), joiner in (
         ("p:", syllables, config.pinyin_ngrams, " "),
@@ -472,8 +472,75 @@ def token_spans(
     return out
 
 
-def _syllable_units(folded: str) -> list[tuple[str, int, int]]:
-    """:func:`_syllables` of ``folded``, each with the folded ``[start, end)`` it was read from.
+def token_places(
+    tokens: Iterable[str],
+    text: str,
+    config: FeatureConfig | None = None,
+    *,
+    normalized: NormalizedText | None = None,
+    hit_spans: Iterable[HitSpan] | None = None,
+    units: list[tuple[str, int, int]] | None = None,
+) -> dict[str, list[Span]]:
+    """:func:`token_spans` for the given tokens only (the same places, in the same order).
+
+    ``units``: the post's :func:`syllable_units`, when already at hand.
+
+    Finding a few tokens costs a search per token instead of every n-gram of the post, which is
+    what explaining a finding needs. Tokens the post does not have map to ``[]``.
+
+    >>> token_places(["c:煞笔", "i:sb", "c:金水"], "你是 煞-笔")
+    {'c:煞笔': [(3, 6)], 'i:sb': [(3, 6)], 'c:金水': []}
+    """
+    config = config or FeatureConfig()
+    nt = normalized if normalized is not None else normalize(text)
+    folded = nt.folded
+    wanted = list(dict.fromkeys(tokens))
+    out: dict[str, list[Span]] = {t: [] for t in wanted}
+    hits: list[HitSpan] | None = None
+    for token in wanted:
+        prefix, key = token[:2], token[2:]
+        places = out[token]
+        if prefix == "c:" and key and _in_range(len(key), config.char_ngrams):
+            at = folded.find(key)
+            while at >= 0:
+                places.append(nt.span(at, at + len(key)))
+                at = folded.find(key, at + 1)
+        elif prefix in ("p:", "i:") and key:
+            if units is None:
+                units = syllable_units(folded)
+            if prefix == "p:":
+                items, size = [u[0] for u in units], key.count(" ") + 1
+                if not _in_range(size, config.pinyin_ngrams):
+                    continue
+                wanted_items = key.split(" ")
+            else:
+                items, size = [u[0][0] for u in units], len(key)
+                if not _in_range(size, config.initials_ngrams):
+                    continue
+                wanted_items = list(key)
+            for i in range(len(items) - size + 1):
+                if items[i : i + size] == wanted_items:
+                    places.append(nt.span(units[i][1], units[i + size - 1][2]))
+        elif prefix == "e:" and len(key) == 1 and unicodedata.category(key) == "So":
+            places.extend((i, i + 1) for i, ch in enumerate(text) if ch == key)
+        elif prefix == "l:" and config.lexicon:
+            if hits is None:
+                found = hit_spans if hit_spans is not None else lexicon_hit_spans(nt)
+                hits = list(found or ())
+            category, _, via = key.partition(":")
+            places.extend(
+                (start, end) for c, v, start, end in hits if c == category and (not via or v == via)
+            )
+    return out
+
+
+def _in_range(size: int, bounds: tuple[int, int]) -> bool:
+    return bounds[0] <= size <= bounds[1]
+
+
+def syllable_units(folded: str) -> list[tuple[str, int, int]]:
+    """The syllables of ``folded`` (as the ``p:`` and ``i:`` features read them), each with the
+    folded ``[start, end)`` it was read from.
 
     A Han run reads one syllable per character (so each maps to its character); should pypinyin
     ever return another count, every syllable of the run maps to the whole run.
@@ -552,11 +619,18 @@ class ColumnMapper:
         self._hit_columns = _Memo(self._columns_of_hit)
 
     def columns(
-        self, text: str, normalized: NormalizedText | None = None, hits: Hits | None = None
+        self,
+        text: str,
+        normalized: NormalizedText | None = None,
+        hits: Hits | None = None,
+        syllables: Sequence[str] | None = None,
     ) -> list[int]:
-        """Vocabulary columns of ``text``'s tokens, repeats kept (see :func:`post_tokens`)."""
+        """Vocabulary columns of ``text``'s tokens, repeats kept (see :func:`post_tokens`).
+
+        ``syllables``: the post's syllable stream, when already at hand.
+        """
         out: list[int] = []
-        self._collect(text, normalized, hits, out.extend)
+        self._collect(text, normalized, hits, out.extend, syllables)
         return out
 
     def column_set(
@@ -573,13 +647,14 @@ class ColumnMapper:
         normalized: NormalizedText | None,
         hits: Hits | None,
         add: Callable[[Iterable[int]], None],
+        known: Sequence[str] | None = None,
     ) -> None:
         # the views are built inline (no TextViews, no tuple copy): this runs once per post screened
         folded = (normalized if normalized is not None else normalize(text)).folded
         if folded:
             if self._chars is not None:
                 add(map(_VALUE, self._chars.iter(folded)))
-            syllables = _syllables(folded)
+            syllables = _syllables(folded) if known is None else known
             if syllables:
                 if self._syllables is not None:
                     add(map(_VALUE, self._syllables.iter(f" {' '.join(syllables)} ")))

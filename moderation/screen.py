@@ -446,6 +446,19 @@ class Screener:
             logger.warning("classifier failed, rules only: %s", exc)
             return None
 
+    def _evidence(
+        self, nt: NormalizedText, categories: Sequence[str]
+    ) -> Mapping[str, tuple[Evidence, ...]]:
+        """The classifier's evidence for each flagged category (none if it cannot explain)."""
+        many = getattr(self.classifier, "explain_many", None)
+        if many is not None:
+            found: Mapping[str, tuple[Evidence, ...]] = many(nt.original, categories, normalized=nt)
+            return found
+        explain = getattr(self.classifier, "explain", None)
+        if explain is None:
+            return {}
+        return {c: tuple(explain(nt.original, c, normalized=nt)) for c in categories}
+
     def _add_classifier_findings(
         self,
         nt: NormalizedText,
@@ -458,8 +471,8 @@ class Screener:
         text = nt.original
         out: list[Finding] = []
         thresholds = self.classifier.thresholds
-        explain = getattr(self.classifier, "explain", None)
         calibrated = getattr(self.classifier, "confidence", None)
+        flagged: list[tuple[str, float, Any, list[Finding]]] = []
         for category, p in probs.items():
             if p < thresholds.get(category, 0.5):
                 continue
@@ -469,7 +482,12 @@ class Screener:
             same = [f for f in found if f.category == category]
             if not same and category in quoted:
                 continue  # its words are the quoted oath or outburst, not the poster's
-            evidence = tuple(explain(text, category, normalized=nt)) if explain else ()
+            flagged.append((category, p, cat, same))
+        if not flagged:
+            return
+        evidence_of = self._evidence(nt, [c for c, _, _, _ in flagged])
+        for category, p, cat, same in flagged:
+            evidence = evidence_of.get(category, ())
             if same:
                 best = max(same, key=lambda f: f.confidence)
                 start, end, key = best.start, best.end, _article_key(cat.articles, best.article)

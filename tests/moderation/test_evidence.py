@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from moderation.classifier import PostClassifier, visible
-from moderation.features import FeatureSpace, post_tokens, token_spans
+from moderation.features import FeatureSpace, post_tokens, token_places, token_spans
 from moderation.lexicon import category_hits
 from moderation.normalize import normalize
 from moderation.screen import Screener
@@ -93,8 +93,11 @@ def test_every_feature_token_maps_back_to_the_text() -> None:
         assert {t: len(v) for t, v in spans.items()} == counts
         for places in spans.values():
             assert all(0 <= a < b <= len(text) for a, b in places)
+        # the prediction path's targeted search finds the same places
+        assert token_places(spans, text) == spans
     post = "你是 煞-笔"
     assert [post[a:b] for a, b in token_spans(post)["p:sha bi"]] == ["煞-笔"]
+    assert token_places(["c:金水"], post) == {"c:金水": []}
 
 
 def test_a_score_without_positive_features_has_no_evidence(model: PostClassifier) -> None:
