@@ -5,7 +5,8 @@ names, the article's own words, span, how it matched, confidence).  ``bansha scr
 IN.jsonl [--ruleset R] [--json]`` screens one JSON object per line (``text`` and optional ``id``)
 with a progress bar on stderr; with ``--json`` it writes one JSON object per line to stdout::
 
-    {"id": ..., "findings": [{"category", "article", "start", "end", "match", "via", "confidence"}]}
+    {"id": ..., "findings": [{"category", "article", "start", "end", "match", "via", "confidence",
+                              "evidence"}]}
 
 Bad lines (not JSON, no ``text``, too large) are reported on stderr with their line number and
 skipped; the exit status is then 1.  ``bansha train`` lives in :mod:`bansha.train` (it reads the
@@ -33,7 +34,7 @@ from moderation.screen import (
 __all__ = ["JSON_KEYS", "format_findings", "screen_main"]
 
 #: Keys of each finding in ``--json`` output.
-JSON_KEYS = ("category", "article", "start", "end", "match", "via", "confidence")
+JSON_KEYS = ("category", "article", "start", "end", "match", "via", "confidence", "evidence")
 
 _BATCH = 256
 
@@ -100,6 +101,9 @@ def format_findings(findings: Sequence[Finding], ruleset: str) -> str:
             f"    原文 {f.start}–{f.end}「{_printable(f.match)}」 词条：{f.term} "
             f"方式：{via} 置信度：{f.confidence:.2f}"
         )
+        if f.evidence:  # a classifier finding: the words that drove the model
+            shown = "、".join(f"{e.start}–{e.end}「{_printable(e.match)}」" for e in f.evidence)
+            lines.append(f"    依据：{shown}")
         if f.severity.text:
             lines.append(f"    判罚提示：{f.severity.text}")
     return "\n".join(lines)
