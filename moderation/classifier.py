@@ -296,9 +296,10 @@ class PostClassifier:
 
         The ``limit`` tokens with the largest positive contribution (:meth:`contributions`) are
         mapped back to the original text (:func:`moderation.features.token_places`, up to
-        :data:`EVIDENCE_PLACES` places each); overlapping places merge into one span whose weight
-        sums the contributions of the features in it. Spans with nothing visible in them are left
-        out, so an empty result means the score has no evidence a director could check.
+        :data:`EVIDENCE_PLACES` places each); overlapping or touching places merge into one span
+        whose weight sums the contributions of the features in it. Spans with nothing visible in
+        them are left out, so an empty result means the score has no evidence a director could
+        check.
 
         >>> from moderation.features import FeatureSpace, post_tokens
         >>> space = FeatureSpace.fit([post_tokens("傻逼"), post_tokens("金水")], min_df=1)
@@ -606,7 +607,7 @@ def _evidence(
     found.sort(key=lambda p: (p[0], -p[1]))
     groups: list[tuple[int, int, dict[str, float]]] = []
     for a, b, token, weight in found:
-        if groups and a < groups[-1][1]:
+        if groups and a <= groups[-1][1]:  # overlapping or touching: one phrase (脑 + 子 = 脑子)
             start, end, tokens = groups[-1]
             tokens.setdefault(token, weight)
             groups[-1] = (start, max(end, b), tokens)
