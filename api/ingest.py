@@ -276,8 +276,9 @@ def ingest_unvoted_posts(
 
 def _finding_text(f: dict[str, Any]) -> str:
     text = f"{cardrules.category_name(f['category'])}：“{f['match']}”"
-    if f["via"] == "classifier":  # its "term" is the category key, not a word to show
-        text += f"（{cardrules.via_name('classifier')}判断）"
+    if f["via"] == "classifier":  # its "term" is the category key; its evidence are the words
+        shown = "、".join(f"“{e['match']}”" for e in f.get("evidence", ())[:3])
+        text += f"（{cardrules.via_name('classifier')}判断，依据{shown}）"
     elif f["via"] not in ("", "exact") and f["term"]:
         text += f"（{cardrules.via_name(f['via'])} {f['term']}）"
     return text

@@ -97,6 +97,19 @@ FINDING = Obj(
         "via": Str(),
         "confidence": Num(),
         "severity": Obj({"cards": Arr(Str()), "text": Str()}, description="the seed's hint"),
+        "evidence": Arr(
+            Obj(
+                {
+                    "start": Int(),
+                    "end": Int(),
+                    "match": Str(),
+                    "features": Arr(Str()),
+                    "weight": Num(),
+                }
+            ),
+            description="classifier findings: the spans of the post that drove the score, "
+            "strongest first (empty for rule findings)",
+        ),
     }
 )
 VOTE = Obj(

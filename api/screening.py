@@ -13,9 +13,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from moderation.classifier import visible
 from moderation.screen import AUTO, PostTooLargeError, Screener
 
-__all__ = ["NON_VIOLATIONS", "PostTooLargeError", "Screened", "finding_to_dict", "screen_posts"]
+__all__ = [
+    "NON_VIOLATIONS",
+    "PostTooLargeError",
+    "Screened",
+    "finding_to_dict",
+    "has_evidence",
+    "screen_posts",
+]
 
 #: categories that are not violations in themselves
 NON_VIOLATIONS = frozenset({"water"})
@@ -33,8 +41,25 @@ class Screened:
 
     @property
     def violations(self) -> list[dict[str, Any]]:
-        """Findings that can earn a card (everything but the water marker)."""
-        return [f for f in self.findings if f["category"] not in NON_VIOLATIONS]
+        """Findings that can earn a card: everything but the water marker, and only findings a
+        director can check (:func:`has_evidence`)."""
+        return [f for f in self.findings if f["category"] not in NON_VIOLATIONS and has_evidence(f)]
+
+
+def has_evidence(finding: dict[str, Any]) -> bool:
+    """Whether a finding shows the director a span to check: its own span must show something,
+    and a classifier finding must carry at least one evidence span that does.
+
+    >>> has_evidence({"via": "exact", "match": "傻逼", "evidence": []})
+    True
+    >>> has_evidence({"via": "classifier", "match": "", "evidence": []})
+    False
+    """
+    if not visible(finding["match"]):
+        return False
+    if finding["via"] == "classifier":
+        return any(visible(e["match"]) for e in finding.get("evidence", ()))
+    return True
 
 
 def finding_to_dict(finding: Any) -> dict[str, Any]:
@@ -55,6 +80,7 @@ def finding_to_dict(finding: Any) -> dict[str, Any]:
         "via": str(finding.via or ""),
         "confidence": round(float(finding.confidence), 4),
         "severity": {"cards": list(severity.cards), "text": str(severity.text)},
+        "evidence": [e.to_dict() for e in getattr(finding, "evidence", ())],
     }
 
 

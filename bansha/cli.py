@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "replay": ("game_rules.cli", "replay_main", "replay a YAML game script, print announcements"),
     "screen": ("moderation.cli", "screen_main", "screen posts for rule violations"),
-    "train": ("moderation.cli", "train_main", "train the post classifier and write its report"),
+    "train": ("bansha.train", "train_main", "train the post classifier and write its report"),
     "serve": ("api.cli", "serve_main", "run the referee web service"),
     "db": ("api.cli", "db_main", "manage the database: upgrade, backup, restore"),
     "token": ("api.cli", "token_main", "rotate a game's director token, list a game's tokens"),

@@ -30,8 +30,9 @@ import json
 import math
 import os
 import tempfile
+import unicodedata
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,11 +45,16 @@ from moderation.features import (
     ColumnMapper,
     FeatureConfig,
     FeatureSpace,
+    HitSpan,
+    lexicon_hit_spans,
+    syllable_units,
+    token_places,
 )
-from moderation.normalize import NormalizedText
+from moderation.normalize import NormalizedText, normalize
 
 MODEL_FORMAT = "bansha-post-classifier"
-MODEL_FORMAT_VERSION = 1
+# 2: per-category calibration (Platt) stored beside the thresholds
+MODEL_FORMAT_VERSION = 2
 DEFAULT_MODEL_PATH = Path("var/model.skops")
 
 # Every type a model archive may name. Anything else (an estimator, a function, a pickled blob)
@@ -77,6 +83,47 @@ class UntrustedModelError(ModelFileError):
     """The model file names types outside :data:`TRUSTED_TYPES`; it is refused unopened."""
 
 
+#: How many of the strongest features of a finding are shown as its evidence.
+EVIDENCE_FEATURES = 5
+#: At most this many places of one feature are shown (a common character may occur everywhere).
+EVIDENCE_PLACES = 3
+
+
+def visible(text: str) -> bool:
+    r"""Whether ``text`` shows anything a director can read (not only spaces or invisible marks).
+
+    >>> visible("傻逼"), visible(" \u200b\n"), visible("")
+    (True, False, False)
+    """
+    return any(not ch.isspace() and unicodedata.category(ch)[0] not in "CZ" for ch in text)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A span of the original post that drove a classifier finding.
+
+    ``text[start:end] == match``; ``features`` are the model's tokens found there (strongest
+    first) and ``weight`` their summed contribution (coefficient times value) to the category's
+    score.
+    """
+
+    start: int
+    end: int
+    match: str
+    features: tuple[str, ...]
+    weight: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON form."""
+        return {
+            "start": self.start,
+            "end": self.end,
+            "match": self.match,
+            "features": list(self.features),
+            "weight": round(self.weight, 4),
+        }
+
+
 def default_model_path() -> Path:
     """``$BANSHA_MODEL`` if set, else ``var/model.skops`` (relative to the working directory)."""
     env = os.environ.get("BANSHA_MODEL")
@@ -99,6 +146,8 @@ class PostClassifier:
     thresholds: dict[str, float]
     config: FeatureConfig = field(default_factory=FeatureConfig)
     metadata: dict[str, Any] = field(default_factory=dict)
+    calibration: dict[str, tuple[float, float]] | None = None
+    """Per category ``(a, b)``: confidence ``sigmoid(a * logit(p) + b)`` (None: ``p`` itself)."""
 
     def __post_init__(self) -> None:
         n_categories, n_features = len(self.categories), len(self.space.vocabulary)
@@ -112,6 +161,8 @@ class PostClassifier:
             )
         if set(self.thresholds) != set(self.categories):
             raise ValueError("thresholds must name exactly the model's categories")
+        if self.calibration is not None and set(self.calibration) != set(self.categories):
+            raise ValueError("calibration must name exactly the model's categories")
 
     # -- prediction -------------------------------------------------------------------------------
 
@@ -165,6 +216,125 @@ class PostClassifier:
         (probabilities,) = self.predict([text])
         return [c for c in self.categories if probabilities[c] >= self.thresholds[c]]
 
+    def confidence(self, category: str, probability: float) -> float:
+        """How often a post scored ``probability`` for ``category`` really is one (calibrated).
+
+        The map is fitted on out-of-fold predictions (:func:`moderation.training.platt_calibration`)
+        and is monotone, so it never changes which posts reach the threshold.
+        """
+        if self.calibration is None:
+            return float(probability)
+        a, b = self.calibration[category]
+        p = min(max(float(probability), 1e-12), 1.0 - 1e-12)
+        x = a * math.log(p / (1.0 - p)) + b
+        return 1.0 / (1.0 + math.exp(-x)) if x > -700.0 else 0.0
+
+    def contributions(
+        self,
+        text: str,
+        category: str,
+        *,
+        normalized: NormalizedText | None = None,
+        hit_spans: Iterable[HitSpan] | None = None,
+    ) -> list[tuple[str, float]]:
+        """Each in-vocabulary token of ``text`` with its contribution to ``category``'s score.
+
+        A contribution is the token's coefficient times its value in the post's feature row (the
+        score is their sum plus the intercept); strongest first.
+        """
+        return self._contributions(text, [category], normalized, hit_spans)[0][category]
+
+    def _contributions(
+        self,
+        text: str,
+        categories: Sequence[str],
+        normalized: NormalizedText | None,
+        hit_spans: Iterable[HitSpan] | None,
+    ) -> tuple[
+        dict[str, list[tuple[str, float]]],
+        NormalizedText,
+        list[HitSpan] | None,
+        list[tuple[str, int, int]],
+    ]:
+        """Contributions for several categories from one reading of the post (its columns
+        through the prediction path's automata; its syllables and lexicon hits found once)."""
+        nt = normalized if normalized is not None else normalize(text)
+        units = syllable_units(nt.folded)
+        spans = None
+        if self.config.lexicon:
+            found = hit_spans if hit_spans is not None else lexicon_hit_spans(nt)
+            spans = list(found) if found is not None else None
+        hits = [(c, v) for c, v, _, _ in spans] if spans is not None else None
+        columns = self._scorer.mapper.columns(
+            text, nt, hits if hits is not None else (), [u[0] for u in units]
+        )
+        out: dict[str, list[tuple[str, float]]] = {c: [] for c in categories}
+        if not columns:
+            return out, nt, spans, units
+        unique, counts = np.unique(np.array(columns, dtype=np.intp), return_counts=True)
+        values = self.space.idf[unique].copy()
+        if not self.space.binary:
+            values *= 1.0 + np.log(counts)
+        values /= (math.sqrt(float(values @ values)) or 1.0) ** self.space.length_power
+        vocabulary = self.space.vocabulary
+        for category in categories:
+            weights = self.coef[self.categories.index(category), unique] * values
+            order = np.argsort(-weights, kind="stable")
+            out[category] = [(vocabulary[int(unique[k])], float(weights[k])) for k in order]
+        return out, nt, spans, units
+
+    def explain(
+        self,
+        text: str,
+        category: str,
+        *,
+        normalized: NormalizedText | None = None,
+        hit_spans: Iterable[HitSpan] | None = None,
+        limit: int = EVIDENCE_FEATURES,
+    ) -> tuple[Evidence, ...]:
+        """The spans of ``text`` that drove ``category``'s score, strongest first.
+
+        The ``limit`` tokens with the largest positive contribution (:meth:`contributions`) are
+        mapped back to the original text (:func:`moderation.features.token_places`, up to
+        :data:`EVIDENCE_PLACES` places each); overlapping or touching places merge into one span
+        whose weight sums the contributions of the features in it. Spans with nothing visible in
+        them are left out, so an empty result means the score has no evidence a director could
+        check.
+
+        >>> from moderation.features import FeatureSpace, post_tokens
+        >>> space = FeatureSpace.fit([post_tokens("傻逼"), post_tokens("金水")], min_df=1)
+        >>> weights = np.array([[1.0 if t == "c:傻逼" else 0.0 for t in space.vocabulary]])
+        >>> model = PostClassifier(space=space, categories=("insult",), coef=weights,
+        ...                        intercept=np.array([-0.5]), thresholds={"insult": 0.5})
+        >>> [(e.match, e.features) for e in model.explain("今天 傻-逼 一个", "insult")]
+        [('傻-逼', ('c:傻逼',))]
+        """
+        return self.explain_many(
+            text, [category], normalized=normalized, hit_spans=hit_spans, limit=limit
+        )[category]
+
+    def explain_many(
+        self,
+        text: str,
+        categories: Sequence[str],
+        *,
+        normalized: NormalizedText | None = None,
+        hit_spans: Iterable[HitSpan] | None = None,
+        limit: int = EVIDENCE_FEATURES,
+    ) -> dict[str, tuple[Evidence, ...]]:
+        """:meth:`explain` for several categories of one post, reading the post once."""
+        ranked, nt, spans, units = self._contributions(text, categories, normalized, hit_spans)
+        top = {c: [(t, w) for t, w in ranked[c][:limit] if w > 0.0] for c in categories}
+        places = token_places(
+            {t for pairs in top.values() for t, _ in pairs},
+            text,
+            self.config,
+            normalized=nt,
+            hit_spans=spans if spans is not None else (),
+            units=units,
+        )
+        return {c: _evidence(text, top[c], places) for c in categories}
+
     def top_features(self, category: str, n: int = 15) -> list[tuple[str, float]]:
         """The ``n`` tokens pushing hardest towards ``category`` (for the report)."""
         row = self.coef[self.categories.index(category)]
@@ -177,7 +347,13 @@ class PostClassifier:
         digest.update("\n".join(self.space.vocabulary).encode())
         for array in (self.space.idf, self.coef, self.intercept):
             digest.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
-        settings = [self.categories, self.thresholds, self.space.binary, self.space.length_power]
+        settings = [
+            self.categories,
+            self.thresholds,
+            self.space.binary,
+            self.space.length_power,
+            self.calibration,
+        ]
         digest.update(json.dumps(settings, sort_keys=True).encode())
         digest.update(json.dumps(self.config.as_dict(), sort_keys=True).encode())
         return digest.hexdigest()
@@ -198,6 +374,9 @@ class PostClassifier:
             "coef": np.ascontiguousarray(self.coef, dtype=np.float64),
             "intercept": np.ascontiguousarray(self.intercept, dtype=np.float64),
             "thresholds": {c: float(self.thresholds[c]) for c in self.categories},
+            "calibration": None
+            if self.calibration is None
+            else {c: [float(v) for v in self.calibration[c]] for c in self.categories},
             "metadata": json.dumps(self.metadata, sort_keys=True, ensure_ascii=False),
         }
 
@@ -275,6 +454,12 @@ class PostClassifier:
                 length_power=float(state["length_power"]),
             )
             categories = tuple(str(c) for c in state["categories"])
+            stored = state["calibration"]
+            calibration = (
+                None
+                if stored is None
+                else {str(c): (float(v[0]), float(v[1])) for c, v in stored.items()}
+            )
             return cls(
                 space=space,
                 categories=categories,
@@ -283,6 +468,7 @@ class PostClassifier:
                 thresholds={str(c): float(v) for c, v in state["thresholds"].items()},
                 config=FeatureConfig.from_dict(state["config"]),
                 metadata=json.loads(state["metadata"]),
+                calibration=calibration,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ModelFileError(f"{source}: malformed model: {error}") from error
@@ -411,6 +597,35 @@ class _LinearScorer:
         scores = np.asarray(matrix @ self.weights) + self.intercept
         result: np.ndarray = 1.0 / (1.0 + np.exp(-scores))
         return result
+
+
+def _evidence(
+    text: str, top: Sequence[tuple[str, float]], places: Mapping[str, Sequence[tuple[int, int]]]
+) -> tuple[Evidence, ...]:
+    """Merge the places of the strongest features into visible evidence spans, strongest first."""
+    found = [(a, b, t, w) for t, w in top for a, b in places[t][:EVIDENCE_PLACES]]
+    found.sort(key=lambda p: (p[0], -p[1]))
+    groups: list[tuple[int, int, dict[str, float]]] = []
+    for a, b, token, weight in found:
+        if groups and a <= groups[-1][1]:  # overlapping or touching: one phrase (脑 + 子 = 脑子)
+            start, end, tokens = groups[-1]
+            tokens.setdefault(token, weight)
+            groups[-1] = (start, max(end, b), tokens)
+        else:
+            groups.append((a, b, {token: weight}))
+    evidence = [
+        Evidence(
+            start,
+            end,
+            text[start:end],
+            tuple(sorted(tokens, key=lambda t: -tokens[t])),
+            sum(tokens.values()),
+        )
+        for start, end, tokens in groups
+        if visible(text[start:end])
+    ]
+    evidence.sort(key=lambda e: (-e.weight, e.start))
+    return tuple(evidence)
 
 
 def _check_lengths(

@@ -1,14 +1,16 @@
-"""``bansha screen`` and ``bansha train``.
+"""``bansha screen``.
 
 ``bansha screen "TEXT" [--ruleset m08]`` prints the findings of one post readably (Chinese category
 names, the article's own words, span, how it matched, confidence).  ``bansha screen --file
 IN.jsonl [--ruleset R] [--json]`` screens one JSON object per line (``text`` and optional ``id``)
 with a progress bar on stderr; with ``--json`` it writes one JSON object per line to stdout::
 
-    {"id": ..., "findings": [{"category", "article", "start", "end", "match", "via", "confidence"}]}
+    {"id": ..., "findings": [{"category", "article", "start", "end", "match", "via", "confidence",
+                              "evidence"}]}
 
 Bad lines (not JSON, no ``text``, too large) are reported on stderr with their line number and
-skipped; the exit status is then 1.  ``bansha train`` is :func:`moderation.training.main`.
+skipped; the exit status is then 1.  ``bansha train`` lives in :mod:`bansha.train` (it reads the
+service's database for ``--include-decisions``) and :mod:`moderation.training`.
 """
 
 from __future__ import annotations
@@ -29,10 +31,10 @@ from moderation.screen import (
     display_names,
 )
 
-__all__ = ["JSON_KEYS", "format_findings", "screen_main", "train_main"]
+__all__ = ["JSON_KEYS", "format_findings", "screen_main"]
 
 #: Keys of each finding in ``--json`` output.
-JSON_KEYS = ("category", "article", "start", "end", "match", "via", "confidence")
+JSON_KEYS = ("category", "article", "start", "end", "match", "via", "confidence", "evidence")
 
 _BATCH = 256
 
@@ -99,6 +101,9 @@ def format_findings(findings: Sequence[Finding], ruleset: str) -> str:
             f"    原文 {f.start}–{f.end}「{_printable(f.match)}」 词条：{f.term} "
             f"方式：{via} 置信度：{f.confidence:.2f}"
         )
+        if f.evidence:  # a classifier finding: the words that drove the model
+            shown = "、".join(f"{e.start}–{e.end}「{_printable(e.match)}」" for e in f.evidence)
+            lines.append(f"    依据：{shown}")
         if f.severity.text:
             lines.append(f"    判罚提示：{f.severity.text}")
     return "\n".join(lines)
@@ -221,11 +226,3 @@ def screen_main(argv: Sequence[str]) -> int:
     else:
         print(format_findings(findings, args.ruleset))
     return 0
-
-
-def train_main(argv: Sequence[str]) -> int:
-    """Entry point of ``bansha train`` (the classifier's trainer, :mod:`moderation.training`)."""
-    from moderation.training import main
-
-    status: int = main(list(argv))
-    return status

@@ -397,6 +397,173 @@ def _lexicon_hits(text: str, hits: Hits | None) -> Hits | None:
     return function(text) if function is not None else None
 
 
+Span = tuple[int, int]
+#: A lexicon or pattern hit with its place in the original text: ``(category, via, start, end)``.
+HitSpan = tuple[str, str, int, int]
+
+
+def lexicon_hit_spans(normalized: NormalizedText) -> list[HitSpan] | None:
+    """The lexicon and sentence-pattern hits of a post with their original spans, or None.
+
+    The same hits as :func:`moderation.lexicon.category_hits` (the ``l:`` features), where they
+    are; None when the lexicon matcher is not importable.
+    """
+    try:
+        from moderation.lexicon import default_matcher, lexicon_hits
+        from moderation.patterns import default_patterns
+    except ImportError:
+        return None
+    candidates = default_matcher().candidates(normalized)
+    candidates += default_patterns().candidates(normalized)
+    kept = set(lexicon_hits(candidates))
+    return [(c.category, c.via, c.start, c.end) for c in candidates if (c.category, c.via) in kept]
+
+
+def token_spans(
+    text: str,
+    config: FeatureConfig | None = None,
+    *,
+    normalized: NormalizedText | None = None,
+    hit_spans: Iterable[HitSpan] | None = None,
+) -> dict[str, list[Span]]:
+    """Where in the original ``text`` each feature token of :func:`post_tokens` comes from.
+
+    One ``(start, end)`` per occurrence (so the lists have :func:`post_tokens`' repeats), each a
+    span of what the player typed: a ``c:`` n-gram maps through the folded view's offsets (noise
+    between its characters included), a ``p:`` or ``i:`` n-gram through the characters or letters
+    its syllables were read from, an ``e:`` token to its emoji, an ``l:`` token to the lexicon or
+    pattern hit behind it (``hit_spans``; computed here when None). This is how a classifier
+    finding shows the words that drove it.
+
+    >>> spans = token_spans("你是 煞-笔")
+    >>> spans["c:煞笔"], spans["p:sha bi"], spans["i:sb"]
+    ([(3, 6)], [(3, 6)], [(3, 6)])
+    """
+    config = config or FeatureConfig()
+    nt = normalized if normalized is not None else normalize(text)
+    folded = nt.folded
+    out: dict[str, list[Span]] = {}
+
+    def add(token: str, span: Span) -> None:
+        out.setdefault(token, []).append(span)
+
+    low, high = config.char_ngrams
+    for size in range(low, high + 1):
+        for i in range(len(folded) - size + 1):
+            add("c:" + folded[i : i + size], nt.span(i, i + size))
+    units = syllable_units(folded)
+    syllables = [u[0] for u in units]
+    for prefix, items, (low, high), joiner in (
+        ("p:", syllables, config.pinyin_ngrams, " "),
+        ("i:", [s[0] for s in syllables], config.initials_ngrams, ""),
+    ):
+        for size in range(low, high + 1):
+            for i in range(len(items) - size + 1):
+                span = nt.span(units[i][1], units[i + size - 1][2])
+                add(prefix + joiner.join(items[i : i + size]), span)
+    for i, ch in enumerate(text):
+        if unicodedata.category(ch) == "So":
+            add("e:" + ch, (i, i + 1))
+    if config.lexicon:
+        found = hit_spans if hit_spans is not None else lexicon_hit_spans(nt)
+        for category, via, start, end in found or ():
+            add(f"l:{category}", (start, end))
+            add(f"l:{category}:{via}", (start, end))
+    return out
+
+
+def token_places(
+    tokens: Iterable[str],
+    text: str,
+    config: FeatureConfig | None = None,
+    *,
+    normalized: NormalizedText | None = None,
+    hit_spans: Iterable[HitSpan] | None = None,
+    units: list[tuple[str, int, int]] | None = None,
+) -> dict[str, list[Span]]:
+    """:func:`token_spans` for the given tokens only (the same places, in the same order).
+
+    ``units``: the post's :func:`syllable_units`, when already at hand.
+
+    Finding a few tokens costs a search per token instead of every n-gram of the post, which is
+    what explaining a finding needs. Tokens the post does not have map to ``[]``.
+
+    >>> token_places(["c:煞笔", "i:sb", "c:金水"], "你是 煞-笔")
+    {'c:煞笔': [(3, 6)], 'i:sb': [(3, 6)], 'c:金水': []}
+    """
+    config = config or FeatureConfig()
+    nt = normalized if normalized is not None else normalize(text)
+    folded = nt.folded
+    wanted = list(dict.fromkeys(tokens))
+    out: dict[str, list[Span]] = {t: [] for t in wanted}
+    hits: list[HitSpan] | None = None
+    for token in wanted:
+        prefix, key = token[:2], token[2:]
+        places = out[token]
+        if prefix == "c:" and key and _in_range(len(key), config.char_ngrams):
+            at = folded.find(key)
+            while at >= 0:
+                places.append(nt.span(at, at + len(key)))
+                at = folded.find(key, at + 1)
+        elif prefix in ("p:", "i:") and key:
+            if units is None:
+                units = syllable_units(folded)
+            if prefix == "p:":
+                items, size = [u[0] for u in units], key.count(" ") + 1
+                if not _in_range(size, config.pinyin_ngrams):
+                    continue
+                wanted_items = key.split(" ")
+            else:
+                items, size = [u[0][0] for u in units], len(key)
+                if not _in_range(size, config.initials_ngrams):
+                    continue
+                wanted_items = list(key)
+            for i in range(len(items) - size + 1):
+                if items[i : i + size] == wanted_items:
+                    places.append(nt.span(units[i][1], units[i + size - 1][2]))
+        elif prefix == "e:" and len(key) == 1 and unicodedata.category(key) == "So":
+            places.extend((i, i + 1) for i, ch in enumerate(text) if ch == key)
+        elif prefix == "l:" and config.lexicon:
+            if hits is None:
+                found = hit_spans if hit_spans is not None else lexicon_hit_spans(nt)
+                hits = list(found or ())
+            category, _, via = key.partition(":")
+            places.extend(
+                (start, end) for c, v, start, end in hits if c == category and (not via or v == via)
+            )
+    return out
+
+
+def _in_range(size: int, bounds: tuple[int, int]) -> bool:
+    return bounds[0] <= size <= bounds[1]
+
+
+def syllable_units(folded: str) -> list[tuple[str, int, int]]:
+    """The syllables of ``folded`` (as the ``p:`` and ``i:`` features read them), each with the
+    folded ``[start, end)`` it was read from.
+
+    A Han run reads one syllable per character (so each maps to its character); should pypinyin
+    ever return another count, every syllable of the run maps to the whole run.
+    """
+    units: list[tuple[str, int, int]] = []
+    for m in _UNITS.finditer(folded):
+        han, letters, other = m.groups()
+        start = m.start()
+        if han:
+            readings = han_pinyin(han)
+            if len(readings) == len(han):
+                units += [(r, start + k, start + k + 1) for k, r in enumerate(readings)]
+            else:
+                units += [(r, start, m.end()) for r in readings]
+        elif letters:
+            for piece in split_pinyin(letters):
+                units.append((piece, start, start + len(piece)))
+                start += len(piece)
+        elif other.isalnum():
+            units.append((other, start, start + 1))
+    return units
+
+
 class ColumnMapper:
     """A post straight to vocabulary columns, without building token strings.
 
@@ -452,11 +619,18 @@ class ColumnMapper:
         self._hit_columns = _Memo(self._columns_of_hit)
 
     def columns(
-        self, text: str, normalized: NormalizedText | None = None, hits: Hits | None = None
+        self,
+        text: str,
+        normalized: NormalizedText | None = None,
+        hits: Hits | None = None,
+        syllables: Sequence[str] | None = None,
     ) -> list[int]:
-        """Vocabulary columns of ``text``'s tokens, repeats kept (see :func:`post_tokens`)."""
+        """Vocabulary columns of ``text``'s tokens, repeats kept (see :func:`post_tokens`).
+
+        ``syllables``: the post's syllable stream, when already at hand.
+        """
         out: list[int] = []
-        self._collect(text, normalized, hits, out.extend)
+        self._collect(text, normalized, hits, out.extend, syllables)
         return out
 
     def column_set(
@@ -473,13 +647,14 @@ class ColumnMapper:
         normalized: NormalizedText | None,
         hits: Hits | None,
         add: Callable[[Iterable[int]], None],
+        known: Sequence[str] | None = None,
     ) -> None:
         # the views are built inline (no TextViews, no tuple copy): this runs once per post screened
         folded = (normalized if normalized is not None else normalize(text)).folded
         if folded:
             if self._chars is not None:
                 add(map(_VALUE, self._chars.iter(folded)))
-            syllables = _syllables(folded)
+            syllables = _syllables(folded) if known is None else known
             if syllables:
                 if self._syllables is not None:
                     add(map(_VALUE, self._syllables.iter(f" {' '.join(syllables)} ")))

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import yaml
 
@@ -41,6 +41,9 @@ from moderation.lexicon import Candidate, default_matcher, lexicon_hits, remembe
 from moderation.normalize import NormalizedText, normalize
 from moderation.patterns import default_patterns
 from moderation.rules import font_candidates, water_candidate
+
+if TYPE_CHECKING:
+    from moderation.classifier import Evidence
 
 __all__ = [
     "ALL_CATEGORIES",
@@ -129,7 +132,11 @@ class Finding:
 
     ``start``/``end`` index the ORIGINAL text (``text[start:end] == match``); ``term`` is the
     canonical lexicon term or the pattern id; ``via`` says how it matched (see :data:`VIAS`);
-    ``severity`` is the seed's hint for the card.
+    ``severity`` is the seed's hint for the card. A ``via="classifier"`` finding lists in
+    ``evidence`` the spans whose features drove the model's score (strongest first; its own
+    span is the strongest, or the rule finding of its category it agrees with) and reports the
+    model's calibrated confidence; with no evidence its span is empty and it never becomes a
+    card suggestion.
     """
 
     category: str
@@ -141,6 +148,7 @@ class Finding:
     via: str
     confidence: float
     severity: Severity = field(default_factory=lambda: Severity((), ""))
+    evidence: tuple[Evidence, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form used by ``bansha screen --json`` (plus term, article text, severity)."""
@@ -155,6 +163,7 @@ class Finding:
             "term": self.term,
             "article_text": self.article.text,
             "severity": list(self.severity.cards),
+            "evidence": [e.to_dict() for e in self.evidence],
         }
 
 
@@ -318,8 +327,8 @@ class Screener:
         if self.classifier is not None and texts:
             probs = self._predict(texts, normalized, hits)
             if probs is not None:
-                for text, (found, _, quoted), p in zip(texts, rules, probs, strict=True):
-                    self._add_classifier_findings(text, found, p, quoted)
+                for nt, (found, _, quoted), p in zip(normalized, rules, probs, strict=True):
+                    self._add_classifier_findings(nt, found, p, quoted)
         if self.min_confidence > 0:
             low = self.min_confidence
             return [ScreenResult([f for f in r if f.confidence >= low], w) for r, w, _ in rules]
@@ -336,7 +345,7 @@ class Screener:
         if self.classifier is not None:
             probs = self._predict([text], [nt], hits)
             if probs is not None:
-                self._add_classifier_findings(text, found, probs[0], quoted)
+                self._add_classifier_findings(nt, found, probs[0], quoted)
         if self.min_confidence > 0:
             found = [f for f in found if f.confidence >= self.min_confidence]
         return found, water
@@ -437,13 +446,33 @@ class Screener:
             logger.warning("classifier failed, rules only: %s", exc)
             return None
 
+    def _evidence(
+        self, nt: NormalizedText, categories: Sequence[str]
+    ) -> Mapping[str, tuple[Evidence, ...]]:
+        """The classifier's evidence for each flagged category (none if it cannot explain)."""
+        many = getattr(self.classifier, "explain_many", None)
+        if many is not None:
+            found: Mapping[str, tuple[Evidence, ...]] = many(nt.original, categories, normalized=nt)
+            return found
+        explain = getattr(self.classifier, "explain", None)
+        if explain is None:
+            return {}
+        return {c: tuple(explain(nt.original, c, normalized=nt)) for c in categories}
+
     def _add_classifier_findings(
-        self, text: str, found: list[Finding], probs: Mapping[str, float], quoted: frozenset[str]
+        self,
+        nt: NormalizedText,
+        found: list[Finding],
+        probs: Mapping[str, float],
+        quoted: frozenset[str],
     ) -> None:
         """Add the classifier's findings of one post to ``found``, keeping it in text order."""
         assert self.classifier is not None
+        text = nt.original
         out: list[Finding] = []
         thresholds = self.classifier.thresholds
+        calibrated = getattr(self.classifier, "confidence", None)
+        flagged: list[tuple[str, float, Any, list[Finding]]] = []
         for category, p in probs.items():
             if p < thresholds.get(category, 0.5):
                 continue
@@ -453,14 +482,23 @@ class Screener:
             same = [f for f in found if f.category == category]
             if not same and category in quoted:
                 continue  # its words are the quoted oath or outburst, not the poster's
+            flagged.append((category, p, cat, same))
+        if not flagged:
+            return
+        evidence_of = self._evidence(nt, [c for c, _, _, _ in flagged])
+        for category, p, cat, same in flagged:
+            evidence = evidence_of.get(category, ())
             if same:
                 best = max(same, key=lambda f: f.confidence)
                 start, end, key = best.start, best.end, _article_key(cat.articles, best.article)
-            else:
-                start, end, key = 0, len(text), cat.default
+            elif evidence:
+                start, end, key = evidence[0].start, evidence[0].end, cat.default
+            else:  # nothing to show: an empty span, which never becomes a card suggestion
+                start, end, key = 0, 0, cat.default
             cited = self._cite(category, key)
             assert cited is not None  # key is one of the category's clauses, never an unruled one
             article, severity = cited
+            confidence = calibrated(category, p) if calibrated else p
             out.append(
                 Finding(
                     category=category,
@@ -470,8 +508,9 @@ class Screener:
                     match=text[start:end],
                     term=category,
                     via="classifier",
-                    confidence=round(float(p), 4),
+                    confidence=round(float(confidence), 4),
                     severity=severity,
+                    evidence=evidence,
                 )
             )
         if out:

@@ -335,8 +335,57 @@ def test_card_reasons_list_each_piece_of_evidence_once(classifier_app: Flask, ap
     assert evidence == ["侮辱性语言：“ＳＢ”（拼音首字母 傻逼）"]
     alone = client.post(game, "软件2", "你这种人真是让人看不起，建议回炉重造")
     assert {f["via"] for f in alone["findings"]} == {"classifier"}
+    (finding,) = alone["findings"]
+    shown = "、".join(f"“{e['match']}”" for e in finding["evidence"][:3])
     texts = [r["text"] for r in alone["suggestion"]["reasons"] if "finding" in r]
-    assert texts == [f"侮辱性语言：“{alone['findings'][0]['match']}”（分类器判断）"]
+    assert texts == [f"侮辱性语言：“{finding['match']}”（分类器判断，依据{shown}）"]
+    # the finding's span is its strongest evidence, a part of the post, not the whole post
+    assert finding["match"] == finding["evidence"][0]["match"]
+    assert finding["match"] in "你这种人真是让人看不起，建议回炉重造"
+
+
+class _Unexplained:
+    """A classifier that flags every post as an insult and cannot say where (no ``explain``)."""
+
+    def __init__(self) -> None:
+        self.thresholds = {"insult": 0.5}
+
+    def predict(self, texts: list[str]) -> list[dict[str, float]]:
+        return [{"insult": 0.99} for _ in texts]
+
+
+class _Explained(_Unexplained):
+    """The same, pointing at the post's last two characters as its evidence."""
+
+    def explain(self, text: str, category: str, **_: Any) -> tuple[Any, ...]:
+        from moderation.classifier import Evidence
+
+        return (Evidence(len(text) - 2, len(text), text[-2:], ("c:" + text[-2:],), 2.0),)
+
+
+@pytest.mark.parametrize("explained", [False, True])
+def test_a_finding_without_visible_evidence_is_never_a_card_suggestion(
+    db_url: str, api: Any, monkeypatch: pytest.MonkeyPatch, explained: bool
+) -> None:
+    from api import screening
+    from moderation.screen import Screener
+
+    model = _Explained() if explained else _Unexplained()
+    monkeypatch.setitem(screening._screeners, ("m72", True), Screener("m72", classifier=model))
+    app = create_app({"DATABASE_URL": db_url, "USE_CLASSIFIER": True})
+    try:
+        client = type(api)(app.test_client())
+        game = client.make_game()
+        result = client.post(game, "软件1", "今天先听5号发言再决定")
+    finally:
+        app.extensions["bansha_db"].dispose()
+    (finding,) = result["findings"]
+    assert finding["via"] == "classifier"  # the finding is kept for the record ...
+    if explained:
+        assert finding["match"] == "决定" and result["suggestion"] is not None
+    else:  # ... but with nothing a director can check it suggests no card
+        assert (finding["match"], finding["evidence"]) == ("", [])
+        assert result["suggestion"] is None
 
 
 @pytest.mark.parametrize(("variant", "base"), [("m08_12", "m08"), ("wa004_consent", "wa004")])

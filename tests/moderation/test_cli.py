@@ -89,3 +89,25 @@ def test_undecodable_argv_bytes_print_without_crashing(capsys: pytest.CaptureFix
     assert screen_main(["\udcff你是sb", "--json"]) == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["findings"][0]["match"] == "sb"
+
+
+def test_the_readable_report_shows_a_classifier_findings_evidence() -> None:
+    from moderation.classifier import Evidence
+    from moderation.cli import format_findings
+    from moderation.screen import Article, Finding
+
+    text = "你这种打法建议回炉重造"
+    start = text.index("回炉重造")
+    finding = Finding(
+        category="insult",
+        article=Article("m08", "1(2)", "禁止侮辱性评论"),
+        start=start,
+        end=start + 4,
+        match="回炉重造",
+        term="insult",
+        via="classifier",
+        confidence=0.91,
+        evidence=(Evidence(start, start + 4, "回炉重造", ("c:回炉",), 2.0),),
+    )
+    lines = format_findings([finding], "m08").splitlines()
+    assert lines[-1] == f"    依据：{start}–{start + 4}「回炉重造」"

@@ -16,6 +16,9 @@ MODULES = [
     "moderation.rules",
     "moderation.screen",
     "moderation.cli",
+    "moderation.features",
+    "moderation.classifier",
+    "moderation.training",
     "lexicons.loader",
 ]
 

@@ -225,11 +225,14 @@ def test_a_saved_and_loaded_model_predicts_the_same(
 
 
 class _PlainClassifier:
-    """The same model behind the minimal interface (predict + thresholds): the slow path."""
+    """The same model without ``predict_prepared``: the slow path (evidence and calibrated
+    confidence are the model's own, as they do not depend on the path)."""
 
     def __init__(self, model: PostClassifier) -> None:
         self._model = model
         self.thresholds = model.thresholds
+        self.explain = model.explain
+        self.confidence = model.confidence
 
     def predict(self, texts: Sequence[str]) -> list[dict[str, float]]:
         return self._model.predict(texts)

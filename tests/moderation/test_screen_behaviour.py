@@ -216,16 +216,36 @@ class FakeClassifier:
         return [dict(self.probs) for _ in texts]
 
 
-def test_classifier_findings_span_the_rule_hit_or_the_whole_post() -> None:
+def test_classifier_findings_span_the_rule_hit_or_their_strongest_evidence() -> None:
     clf = FakeClassifier({"insult": 0.9, "vest": 0.8, "meta": 0.99})
     text = "他是傻逼，我认得他"
     found = Screener("m08", classifier=clf).screen(text)
     by_via = {(f.category, f.via): f for f in found}
     insult = by_via[("insult", "classifier")]
     assert (insult.start, insult.end, insult.confidence) == (2, 4, 0.9)
+    # a model that cannot explain itself gives a finding with nothing to show: an empty span
     vest = by_via[("vest", "classifier")]
-    assert (vest.start, vest.end, vest.match) == (0, len(text), text)
+    assert (vest.start, vest.end, vest.match, vest.evidence) == (0, 0, "", ())
     assert ("meta", "classifier") not in by_via  # M08 has no meta clause
+
+
+def test_classifier_findings_carry_evidence_and_calibrated_confidence() -> None:
+    from moderation.classifier import Evidence
+
+    class Explaining(FakeClassifier):
+        def explain(self, text: str, category: str, **_: object) -> tuple[Evidence, ...]:
+            start = text.index("我认得他")
+            return (Evidence(start, start + 4, "我认得他", ("c:认得",), 1.5),)
+
+        def confidence(self, category: str, p: float) -> float:
+            return p / 2
+
+    text = "他是傻逼，我认得他"
+    found = Screener("m08", classifier=Explaining({"vest": 0.8})).screen(text)
+    (vest,) = [f for f in found if f.category == "vest"]
+    assert (vest.via, vest.match, vest.confidence) == ("classifier", "我认得他", 0.4)
+    assert [e.match for e in vest.evidence] == ["我认得他"]
+    assert vest.to_dict()["evidence"][0]["features"] == ["c:认得"]
 
 
 def test_classifier_below_threshold_adds_nothing_and_runs_once_per_batch() -> None:

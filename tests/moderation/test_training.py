@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import itertools
 import json
-import sys
-import types
 import warnings
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,14 +14,12 @@ import pytest
 from moderation.classifier import PostClassifier
 from moderation.training import (
     CorpusError,
-    DecisionsError,
     Post,
     TrainingOptions,
     choose_thresholds,
     evaluate,
     fit_classifier,
     load_corpus,
-    load_decision_examples,
     load_jsonl,
     main,
     parse_post,
@@ -207,22 +203,44 @@ def test_real_corpus_dev_split_covers_every_label_and_evasion_kind() -> None:
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_thresholds_keep_clean_false_positives_within_budget(seed: int) -> None:
+def test_thresholds_keep_each_category_within_its_own_clean_budget(seed: int) -> None:
     rng = np.random.default_rng(seed)
     n, k = 400, 3
     targets = (rng.random((n, k)) < 0.2).astype(int)
     clean = targets.sum(axis=1) == 0
     # informative but noisy scores: positives high, some clean posts high too
     probabilities = np.clip(0.35 * targets + rng.random((n, k)) * 0.7, 0, 1)
-    budget = 0.02
-    thresholds = choose_thresholds(probabilities, targets, clean, ["a", "b", "c"], budget)
+    budgets = {"a": 0.03, "b": 0.01, "c": 0.0}
+    thresholds = choose_thresholds(probabilities, targets, clean, ["a", "b", "c"], budgets)
     flagged = np.zeros(n, dtype=bool)
     for j, name in enumerate(["a", "b", "c"]):
-        flagged |= probabilities[:, j] >= thresholds[name]
-    assert (flagged & clean).sum() / clean.sum() <= budget
+        mine = (probabilities[:, j] >= thresholds[name]) & clean
+        assert mine.sum() <= budgets[name] * clean.sum()
+        flagged |= mine
+    assert flagged.sum() / clean.sum() <= sum(budgets.values())
     # and the thresholds still find most positives where the scores separate them
     recall = ((probabilities >= np.array(list(thresholds.values()))) & (targets == 1)).sum()
     assert recall / targets.sum() > 0.3
+
+
+def _scored(rows: list[tuple[float, float, int, int]]) -> tuple[np.ndarray, ...]:
+    """(insult score, meta score, insult gold, meta gold) rows as threshold-choice inputs."""
+    table = np.array(rows, dtype=float)
+    targets = table[:, 2:].astype(int)
+    return table[:, :2], targets, targets.sum(axis=1) == 0
+
+
+def test_posts_added_to_one_category_leave_the_others_thresholds_alone() -> None:
+    # 100 clean posts, two of them scored high (one per category); ten positives per category
+    clean_rows = [(0.1, 0.1, 0, 0)] * 97 + [(0.95, 0.1, 0, 0), (0.1, 0.95, 0, 0), (0.7, 0.1, 0, 0)]
+    base = clean_rows + [(0.9, 0.1, 1, 0)] * 10 + [(0.1, 0.9, 0, 1)] * 10
+    before = choose_thresholds(*_scored(base), ["insult", "meta"], 0.02)
+    # 20 more insult posts in free wording, scored 0.6: insult's best threshold drops below the
+    # clean post at 0.7 (its second clean hit, within its own 2%); three clean posts are now
+    # flagged in all, which a budget shared by both categories would have paid for with meta
+    added = choose_thresholds(*_scored(base + [(0.6, 0.1, 1, 0)] * 20), ["insult", "meta"], 0.02)
+    assert added["insult"] < 0.7 < before["insult"]
+    assert added["meta"] == before["meta"] < 0.95
 
 
 def test_thresholds_pick_the_best_f1_when_there_is_no_conflict() -> None:
@@ -372,69 +390,56 @@ def test_holdout_posts_are_scored_but_never_trained_on(
     assert sum(again["counts"]["train"].values()) == train_total and "holdout" not in again
 
 
-def test_include_decisions_without_the_module_is_a_clear_error(
-    monkeypatch: pytest.MonkeyPatch,
-    corpus_dir: Path,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
+def test_eval_sets_are_scored_with_the_full_screener(
+    corpus_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setitem(sys.modules, "models.labelled", None)  # makes the import fail
-    args = ["--corpus", str(corpus_dir), "--include-decisions", "--quiet"]
-    assert main([*args, "--out", str(tmp_path / "m.skops")]) == 2
-    assert "needs models.labelled.load_labelled_examples" in capsys.readouterr().err
-
-
-def test_include_decisions_reads_the_database_url(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    seen: list[str] = []
-
-    def load_labelled_examples(url: str) -> list[Any]:
-        seen.append(url)
-        example = types.SimpleNamespace
-        return [
-            example(text="导演你判错了", labels=("director", "font"), id="decision-9"),
-            example(text="   ", labels=()),
-        ]
-
-    fake = types.ModuleType("models.labelled")
-    fake.load_labelled_examples = load_labelled_examples  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "models.labelled", fake)
-    posts = load_decision_examples("sqlite:///x.db")
-    assert seen == ["sqlite:///x.db"]
-    assert [(p.id, p.text, p.labels) for p in posts] == [
-        ("decision-9", "导演你判错了", ("director",))
+    rows = [
+        {"id": "b-1", "text": "你这个煞笔别乱跳", "labels": ["insult"], "evasion": "homophone"},
+        {"id": "b-2", "text": "我发誓我是好人，骗人全家不得好死", "labels": ["oath"]},
+        {"id": "b-3", "text": "你这马甲我认出来了，上一场也是你", "labels": ["vest"]},
+        {"id": "b-4", "text": "今晚女巫毒谁，我建议毒3号", "labels": []},
+        {"id": "b-5", "text": "3号你就是个🐷脑子", "labels": ["insult"], "evasion": "emoji"},
+        {"id": "b-6", "text": "我站边5号，昨晚的刀口很说明问题", "labels": []},
     ]
+    first, second = tmp_path / "blind.jsonl", tmp_path / "other.jsonl"
+    first.write_text(
+        "\n".join(json.dumps({"evasion": "none", **r}, ensure_ascii=False) for r in rows),
+        encoding="utf-8",
+    )
+    second.write_text(json.dumps({**rows[0], "id": "o-1"}, ensure_ascii=False), encoding="utf-8")
+    args = ["--corpus", str(corpus_dir), "--holdout", str(tmp_path / "none"), "--quiet"]
+    args += ["--out", str(tmp_path / "m.skops"), "--report-dir", str(tmp_path / "r")]
+    args += ["--eval", str(first), "--eval-name", "blind", "--eval", str(second)]
+    assert main(args) == 0
+    data = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
+    assert list(data["evaluations"]) == ["blind", "other"]  # the second is named by its stem
+    blind = data["evaluations"]["blind"]
+    assert blind["posts"] == 6 and blind["clean_posts"] == 2 and blind["classifier"] is True
+    assert set(blind["per_category"]) >= {"insult", "oath", "vest", "meta", "real_life"}
+    core = [blind["per_category"][c]["f1"] for c in ("insult", "oath", "vest")]
+    assert blind["macro_f1_insult_oath_vest"] == pytest.approx(sum(core) / 3)
+    assert blind["clean_false_positive_rate"] == blind["clean_flagged"] / 2
+    assert blind["recall_by_evasion"]["homophone"] == {"found": 1, "labels": 1, "recall": 1.0}
+    assert blind["recall_by_evasion"]["emoji"]["labels"] == 1
+    assert sum(r["count"] for r in blind["reliability"]) == sum(
+        row["confusion"]["tp"] + row["confusion"]["fp"] for row in blind["per_category"].values()
+    )
+    assert data["dev"]["reliability"] and data["evaluations"]["other"]["posts"] == 1
+    markdown = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+    assert "## Evaluation set `blind` (6 posts" in markdown and "| emoji |" in markdown
+    assert "eval blind (6 posts)" in capsys.readouterr().out
+    # more names than sets, or one name twice, is a usage error; nothing is written
+    bad = [*args[:-6], "--eval", str(first), "--eval-name", "a", "--eval-name", "b"]
+    bad[bad.index("--out") + 1] = str(tmp_path / "bad.skops")
+    assert main(bad) == 2
+    twice = [*args[:-6], "--eval", str(first), "--eval", str(first)]
+    twice[twice.index("--out") + 1] = str(tmp_path / "bad.skops")
+    assert main(twice) == 2
+    assert "given twice" in capsys.readouterr().err
+    assert not (tmp_path / "bad.skops").exists()
 
 
-def test_unreadable_decisions_database_is_a_clear_error(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'empty.sqlite3'}"
-    with pytest.raises(DecisionsError, match="cannot read director decisions"):
-        load_decision_examples(url)
-
-
-def test_include_decisions_reads_a_real_labelled_examples_table(tmp_path: Path) -> None:
-    import sqlite3
-
-    from sqlalchemy import Table, create_engine
-
-    from models.labelled import LabelledExampleRow
-
-    url = f"sqlite:///{tmp_path / 'decisions.sqlite3'}"
-    cast(Table, LabelledExampleRow.__table__).create(create_engine(url))
-    with sqlite3.connect(tmp_path / "decisions.sqlite3") as db:  # foreign keys off: no games needed
-        db.executemany(
-            "INSERT INTO labelled_examples"
-            " (game_id, decision_id, ruleset, text, labels, created_at)"
-            " VALUES (?, ?, ?, ?, ?, '2026-01-01 00:00:00')",
-            [
-                ("g1", 1, "m08", "导演你这判罚我不服", '["director"]'),
-                ("g1", 2, "m08", "我站边5号", "[]"),
-            ],
-        )
-    posts = load_decision_examples(url)
-    assert [(p.text, p.labels, p.ruleset) for p in posts] == [
-        ("导演你这判罚我不服", ("director",), "m08"),
-        ("我站边5号", (), "m08"),
-    ]
-    assert len({p.id for p in posts}) == 2
+def test_new_evasion_kinds_load() -> None:
+    for kind in ("confusable", "emoji", "english", "dialect"):
+        line = json.dumps({**GOOD, "labels": ["insult"], "evasion": kind})
+        assert parse_post(line, "x:1").evasion == kind
