@@ -161,7 +161,8 @@ def test_m08_proposals_carry_a_reason_and_the_leader_kills(app: Flask, console: 
     assert 'name="reason"' not in kill
     html = act(console, {"actor": LEADER, "skill": "kill", "target": "真姬"})
     assert "穗乃果 &lt;杀人&gt; → 真姬（划水）" in html
-    assert "狼头选择的指杀结果：真姬（划水）" in told(console, game, "海未")
+    assert "狼头选择的指杀结果：真姬" in told(console, game, "海未")
+    assert "划水" not in "".join(told(console, game, "海未"))  # the result only, not why
     assert "通灵：今晚被指杀的角色是真姬" in told(console, game, "千歌")
 
     # The audit keeps the reason; a target-only skill's body is unchanged (no reason/choice).
