@@ -22,6 +22,7 @@ False
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -86,10 +87,11 @@ def verification_record(game: Game) -> dict[str, Any]:
     """What a game publishes for verification (the public view's ``verification`` once ended;
     this function does not check that the game has ended)."""
     fixed: dict[str, str] = {}
+    deal: dict[str, str] = {}
     picks: list[dict[str, Any]] = []
     for event in game.log:
-        if isinstance(event, GameStarted):
-            fixed = dict(event.fixed)
+        if isinstance(event, GameStarted):  # the deal as dealt (roles may change later)
+            fixed, deal = dict(event.fixed), dict(event.roles)
         elif isinstance(event, RandomPicked):
             picks.append(
                 {
@@ -106,7 +108,7 @@ def verification_record(game: Game) -> dict[str, Any]:
         "commitment": game.state.commitment,
         "seed": game.seed_for_director,
         "secret": game.secret_for_director,
-        "roles": dict(game.state.roles),
+        "roles": deal,
         "fixed": fixed,
         "picks": picks,
     }
@@ -114,6 +116,22 @@ def verification_record(game: Game) -> dict[str, Any]:
 
 class RecordError(ValueError):
     """A verification record that cannot be read (a key missing or of the wrong type)."""
+
+
+def record_from_json(text: str) -> dict[str, Any]:
+    """A record from JSON text: the record itself, or a response holding it under
+    ``verification`` (the announcements or view of a finished game)."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise RecordError(f"不是有效的 JSON：{exc}") from None
+    if isinstance(data, dict) and "verification" in data:
+        data = data["verification"]
+        if data is None:
+            raise RecordError("这局游戏尚未结束：还没有公开验证数据")
+    if not isinstance(data, dict):
+        raise RecordError("验证数据须为 JSON 对象")
+    return data
 
 
 def _text(record: Mapping[str, Any], key: str) -> str:
