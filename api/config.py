@@ -11,7 +11,7 @@ key                            environment variable                  default
 ``USE_CLASSIFIER``             ``BANSHA_CLASSIFIER`` (0 = rules only)  on (if the model file exists)
 (model file)                   ``BANSHA_MODEL``                      ``var/model.skops`` (optional)
 ``ADMIN_TOKEN``                ``BANSHA_ADMIN_TOKEN``                unset: anyone may create games
-``SECRET_KEY``                 ``BANSHA_SECRET_KEY``                 ``var/console-secret`` (made once)
+``SECRET_KEY``                 ``BANSHA_SECRET_KEY``                 ``var/console-secret``
 =============================  ====================================  ==============================
 
 ``SECRET_KEY`` signs console sessions and, through a key derived from it, seals the tokens kept

@@ -59,8 +59,9 @@ CREATED_GAME = Obj(
         "id": Str(),
         "ruleset": Str(),
         "characters": Arr(Str()),
-        "commitment": Str(description="SHA-256 over the server secret, the seed and the deal; "
-        "publish it"),
+        "commitment": Str(
+            description="SHA-256 over the server secret, the seed and the deal; publish it"
+        ),
         "director_token": Str(description="shown once; keep it secret"),
         "player_tokens": Map(Str(), description="character -> token (shown once)"),
         "announcements": Arr(Str()),

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 # subcommand -> (module, function, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "replay": ("game_rules.cli", "replay_main", "replay a YAML game script, print announcements"),
-    "verify": ("game_rules.cli", "verify_main", "recompute a finished game's deal and random picks"),
+    "verify": ("game_rules.cli", "verify_main", "recompute a finished game's deal and picks"),
     "screen": ("moderation.cli", "screen_main", "screen posts for rule violations"),
     "train": ("moderation.cli", "train_main", "train the post classifier and write its report"),
     "serve": ("api.cli", "serve_main", "run the referee web service"),

@@ -14,8 +14,8 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from game_rules.errors import GameRuleError
 from game_rules.script import ReplayResult, replay_file

@@ -271,11 +271,8 @@ class Game:
             Announced(self._state.day, self._state.phase, f"随机种子公开：{self._seed}", "seed")
         )
         if self._secret:
-            self.emit(
-                Announced(
-                    self._state.day, self._state.phase, f"服务端随机秘密公开：{self._secret}", "secret"
-                )
-            )
+            text = f"服务端随机秘密公开：{self._secret}"
+            self.emit(Announced(self._state.day, self._state.phase, text, "secret"))
         self.emit(GameEnded(winner, dict(results), self._seed, reason, self._secret))
 
     def _rollback(self, mark: int) -> None:

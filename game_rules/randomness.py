@@ -78,8 +78,6 @@ def commitment(seed: str, deal: Mapping[str, str], secret: str = "") -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def verify_commitment(
-    published: str, seed: str, deal: Mapping[str, str], secret: str = ""
-) -> bool:
+def verify_commitment(published: str, seed: str, deal: Mapping[str, str], secret: str = "") -> bool:
     """Whether ``published`` is the commitment of ``secret``, ``seed`` and ``deal``."""
     return secrets.compare_digest(published, commitment(seed, deal, secret))

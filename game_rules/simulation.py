@@ -52,16 +52,17 @@ def play_random_game(
     policy: RandomPolicy | None = None,
     rng: random.Random | None = None,
     record: list[Action] | None = None,
+    secret: str = "",
 ) -> Game:
     """Play one random game of ``ruleset_id`` to its end (or ``policy.max_steps`` actions).
 
     ``record``, if given, receives every action the game accepted, in order: applying them to
     ``new_game(ruleset_id, game.characters, seed=str(seed))`` replays the same game (see
-    :func:`replay_actions`).
+    :func:`replay_actions`). ``secret`` is the server secret (none by default, as in scripts).
     """
     policy = policy or RandomPolicy()
     rng = rng or random.Random(str(seed))
-    game = new_game(ruleset_id, characters_for(ruleset_id), seed=str(seed))
+    game = new_game(ruleset_id, characters_for(ruleset_id), seed=str(seed), secret=secret)
     play = _Playout(game, rng, policy, record)
     state = game.state
     steps = 0

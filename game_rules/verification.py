@@ -72,7 +72,8 @@ class VerificationReport:
     def lines(self) -> list[str]:
         """The report as Chinese lines, the verdict last."""
         out = [f"{'✓' if c.ok else '✗'} {c.detail}" for c in self.checks]
-        out.append("结论：全部一致，随机安排与承诺值相符" if self.ok else "结论：不一致，随机安排与承诺值不符")
+        verdict = "全部一致，随机安排与承诺值相符" if self.ok else "不一致，随机安排与承诺值不符"
+        out.append(f"结论：{verdict}")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -159,11 +160,18 @@ def _pick_check(key: str, raw: Any) -> Check:
     if not isinstance(raw, Mapping):
         raise RecordError("验证数据的「picks」须为对象列表")
     label, position, method = raw.get("label"), raw.get("position"), raw.get("method")
-    if not isinstance(label, str) or not isinstance(position, int) or method not in (
-        "choice",
-        "shuffle",
+    if (
+        not isinstance(label, str)
+        or not isinstance(position, int)
+        or method
+        not in (
+            "choice",
+            "shuffle",
+        )
     ):
-        raise RecordError("随机抽取须有 label（字符串）、position（整数）与 method（choice/shuffle）")
+        raise RecordError(
+            "随机抽取须有 label（字符串）、position（整数）与 method（choice 或 shuffle）"
+        )
     candidates = _names(raw.get("candidates"), "candidates")
     result = _names(raw.get("result"), "result")
     rng = derived_rng(key, f"{position}:{label}")

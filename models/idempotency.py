@@ -3,8 +3,8 @@
 One row per (scope, key): the key is stored only as its SHA-256, next to the fingerprint of the
 request body it first came with and the response it got — without the tokens, which are kept
 only sealed (encrypted and authenticated under a key derived from the service's secret, see
-:mod:`api.idempotency`), so this table alone holds no usable token. Rows are kept at least 24 hours; nothing deletes them yet (a cleanup may delete rows older
-than a day at any time).
+:mod:`api.idempotency`), so this table alone holds no usable token. Rows are kept at least 24
+hours; nothing deletes them yet (a cleanup may delete rows older than a day at any time).
 """
 
 from __future__ import annotations

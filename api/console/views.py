@@ -24,7 +24,6 @@ from flask import (
 from werkzeug.wrappers import Response as BaseResponse
 
 from api.console import service
-from game_rules import verification
 from api.console.chart import activity_chart
 from api.console.forms import (
     FormInputError,
@@ -36,6 +35,7 @@ from api.console.forms import (
 from api.console.labels import colour_label
 from api.console.service import ConsoleError
 from api.console.sessions import current_director, director_required, log_in, log_out
+from game_rules import verification
 
 console_bp = Blueprint(
     "console",

@@ -69,9 +69,8 @@ def test_the_idempotency_row_holds_the_tokens_only_sealed(app: Flask) -> None:
         sealed = session.execute(text("SELECT sealed_tokens FROM idempotency_keys")).scalar_one()
     assert sealed and not any(t in sealed for t in tokens)
     # without the server's secret the sealed text opens to nothing
-    with app.test_request_context():
-        with pytest.raises(idem.Conflict) as err:
-            idem.open_tokens("another-secret", sealed)
+    with app.test_request_context(), pytest.raises(idem.Conflict) as err:
+        idem.open_tokens("another-secret", sealed)
     assert err.value.extra["rule"] == "idempotency_tokens_unrecoverable"
     assert idem.open_tokens(app.config["SECRET_KEY"], sealed)[0] == tokens[0]
 

@@ -81,9 +81,7 @@ def upgrade() -> None:
     # naive UTC, as models.types.UTCDateTime stores it
     now = datetime.now(UTC).replace(tzinfo=None)
     for game_id, ids in found.items():
-        connection.execute(
-            sa.update(_tokens).where(_tokens.c.id.in_(ids)).values(revoked_at=now)
-        )
+        connection.execute(sa.update(_tokens).where(_tokens.c.id.in_(ids)).values(revoked_at=now))
         connection.execute(
             sa.insert(_audit).values(
                 game_id=game_id,
