@@ -15,6 +15,7 @@ from api.errors import BadRequest, Forbidden, Unauthorized
 from api.gameplay import Game, GameRuleError, create_game, events_to_dicts
 from api.openapi import endpoint
 from api.store import append_events, audit
+from game_rules import names
 from models.game import Game as GameRow
 from models.game import Token
 from models.idempotency import IdempotencyKey
@@ -40,17 +41,24 @@ def _check_admin() -> str:
 
 
 def _players(raw: list[Any]) -> list[dict[str, Any]]:
+    """The players as stored: character names and aliases normalised (NFKC) and refused when
+    they hold invisible characters, collide or are vote keywords (:mod:`game_rules.names`)."""
     players: list[dict[str, Any]] = []
     for i, item in enumerate(raw):
         entry = {"character": item} if isinstance(item, str) else dict(item)
-        entry.setdefault("aliases", [])
-        entry.setdefault("player", entry["character"])
         if entry["character"] != entry["character"].strip():
             raise BadRequest("角色名首尾不能有空格", path=f"$.players[{i}]")
+        try:
+            entry["character"] = names.normalise_name(entry["character"])
+            entry["aliases"] = [names.normalise_name(a) for a in entry.get("aliases", [])]
+        except GameRuleError as exc:
+            raise BadRequest(exc.message, rule=exc.rule, path=f"$.players[{i}]") from exc
+        entry.setdefault("player", entry["character"])
         players.append(entry)
-    names = [p["character"] for p in players]
-    if len(set(names)) != len(names):
-        raise BadRequest("角色名不能重复", path="$.players")
+    try:
+        names.normalise_names(p["character"] for p in players)
+    except GameRuleError as exc:
+        raise BadRequest(exc.message, rule=exc.rule, path="$.players") from exc
     return players
 
 

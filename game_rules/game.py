@@ -11,6 +11,7 @@ True
 from __future__ import annotations
 
 import random
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
@@ -37,6 +38,7 @@ from game_rules.events import (
     event_from_dict,
     event_to_dict,
 )
+from game_rules.names import normalise_names
 from game_rules.outcome import LOSE, UNDECIDED, Outcome
 from game_rules.params import RulesetParams
 from game_rules.randomness import commitment, derived_rng, new_seed, rng_key, verify_commitment
@@ -382,7 +384,8 @@ def new_game(
 ) -> Game:
     """Create and start a game.
 
-    ``characters`` are the in-game character (account) names in seating order; ``seed`` drives
+    ``characters`` are the in-game character (account) names in seating order, normalised and
+    checked by :func:`~game_rules.names.normalise_names`; ``seed`` drives
     every random pick (a fresh one is made if None); ``params`` overrides the ruleset YAML (e.g.
     ``{"player_count": 12, ...}``); ``roles`` fixes some or all roles (character -> role key);
     ``players`` maps characters to the humans playing them (default: the same names);
@@ -395,7 +398,12 @@ def new_game(
     """
     ruleset = get_ruleset(ruleset_id, params)
     seed = new_seed() if seed is None else str(seed)
-    game = Game(ruleset_id, ruleset, seed, characters, params, secret)
+    # NFKC, and no invisible characters, collisions or vote keywords (game_rules.names); a
+    # rebuild takes the names as stored
+    names = normalise_names(characters)
+    if players:
+        players = {unicodedata.normalize("NFKC", c).strip(): p for c, p in players.items()}
+    game = Game(ruleset_id, ruleset, seed, names, params, secret)
     fixed = dict(roles or {})
     for name in fixed:
         game.require_character(name)

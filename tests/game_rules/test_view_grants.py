@@ -206,7 +206,9 @@ def test_the_walk_catches_m08_wolves_told_the_proposer() -> None:
     game = next(random_games("m08"))
     held = roles_held(game)
     wolves = [c for c, r in game.state.roles.items() if r == "wolf"]
-    leak = Told(tuple(wolves), 1, "狼头选择的指杀结果：角色03（刀人）", "kill", {"target": "角色03"})
+    leak = Told(
+        tuple(wolves), 1, "狼头选择的指杀结果：角色03（刀人）", "kill", {"target": "角色03"}
+    )
     assert problems(leak, wolves[0], "m08", held)
     fine = Told(tuple(wolves), 1, "狼头选择的指杀结果：角色03", "kill", {"target": "角色03"})
     assert not problems(fine, wolves[0], "m08", held)
