@@ -1269,7 +1269,8 @@ def _describe_event(payload: Mapping[str, Any], game: Game) -> tuple[str, str] |
         return "info", f"{payload['character']} 留下遗言"
     if kind == "random_picked":  # published with the verification record when the game ends
         result = "、".join(payload.get("result") or ())
-        return "info", f"随机抽取（{payload.get('label')}，第{payload.get('position')}条）：{result}"
+        where = f"{payload.get('label')}，第{payload.get('position')}条"
+        return "info", f"随机抽取（{where}）：{result}"
     return None
 
 
