@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import string
 from pathlib import Path
 from typing import Any
@@ -129,3 +130,21 @@ def test_the_verify_page_checks_a_finished_game(app: Flask) -> None:
     page = client.get(f"/verify?game={game['id']}").get_data(as_text=True)
     assert "承诺值与公开的秘密、种子和身份安排一致" in page and "全部一致" in page
     assert client.get("/verify").status_code == 200  # the empty form, for anyone
+
+
+def test_the_verify_page_checks_a_pasted_record(app: Flask) -> None:
+    client = app.test_client()
+    game = _create(client, "m08", "a")
+    feed = _end(client, game, "wolves")
+    form = client.get("/verify").get_data(as_text=True)
+    found = re.search(r'name="csrf_token" value="([^"]+)"', form)
+    assert found is not None
+
+    def paste(record: dict[str, Any]) -> str:
+        text = json.dumps(record, ensure_ascii=False)
+        page = client.post("/verify", data={"csrf_token": found.group(1), "record": text})
+        return page.get_data(as_text=True)
+
+    assert "全部一致" in paste(feed)
+    forged = dict(feed["verification"]) | {"secret": "0" * 64}
+    assert "不一致" in paste(forged) and "承诺值与公开的秘密、种子和身份安排不一致" in paste(forged)
