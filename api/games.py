@@ -15,7 +15,7 @@ from api.errors import BadRequest, Forbidden, Unauthorized
 from api.gameplay import Game, GameRuleError, create_game, events_to_dicts
 from api.openapi import endpoint
 from api.store import append_events, audit
-from game_rules import names
+from game_rules.names import normalise_name, normalise_names
 from models.game import Game as GameRow
 from models.game import Token
 from models.idempotency import IdempotencyKey
@@ -49,14 +49,14 @@ def _players(raw: list[Any]) -> list[dict[str, Any]]:
         if entry["character"] != entry["character"].strip():
             raise BadRequest("角色名首尾不能有空格", path=f"$.players[{i}]")
         try:
-            entry["character"] = names.normalise_name(entry["character"])
-            entry["aliases"] = [names.normalise_name(a) for a in entry.get("aliases", [])]
+            entry["character"] = normalise_name(entry["character"])
+            entry["aliases"] = [normalise_name(a) for a in entry.get("aliases", [])]
         except GameRuleError as exc:
             raise BadRequest(exc.message, rule=exc.rule, path=f"$.players[{i}]") from exc
         entry.setdefault("player", entry["character"])
         players.append(entry)
     try:
-        names.normalise_names(p["character"] for p in players)
+        normalise_names(p["character"] for p in players)
     except GameRuleError as exc:
         raise BadRequest(exc.message, rule=exc.rule, path="$.players") from exc
     return players

@@ -11,7 +11,6 @@ True
 from __future__ import annotations
 
 import random
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
@@ -38,7 +37,7 @@ from game_rules.events import (
     event_from_dict,
     event_to_dict,
 )
-from game_rules.names import normalise_names
+from game_rules.names import nfkc_name, normalise_names
 from game_rules.outcome import LOSE, UNDECIDED, Outcome
 from game_rules.params import RulesetParams
 from game_rules.randomness import commitment, derived_rng, new_seed, rng_key, verify_commitment
@@ -402,9 +401,9 @@ def new_game(
     # rebuild takes the names as stored
     names = normalise_names(characters)
     if players:
-        players = {unicodedata.normalize("NFKC", c).strip(): p for c, p in players.items()}
+        players = {nfkc_name(c): p for c, p in players.items()}
     game = Game(ruleset_id, ruleset, seed, names, params, secret)
-    fixed = dict(roles or {})
+    fixed = {nfkc_name(c): r for c, r in (roles or {}).items()}
     for name in fixed:
         game.require_character(name)
     deal = ruleset.deal(game.characters, derived_rng(game._key, "deal"), fixed)

@@ -73,10 +73,20 @@ def _fold(name: str) -> str:
     return "".join(name.casefold().split())
 
 
+def nfkc_name(name: str) -> str:
+    """``name`` as stored: NFKC-normalised and trimmed, nothing checked (for references to a
+    character, such as the keys of fixed roles).
+
+    >>> nfkc_name(" Ｐ０１ ")
+    'P01'
+    """
+    return unicodedata.normalize("NFKC", str(name)).strip()
+
+
 def normalise_name(name: str) -> str:
     """One name, NFKC-normalised and trimmed; refused if it is empty, holds an invisible
     character or is a vote keyword (see the module)."""
-    text = unicodedata.normalize("NFKC", str(name)).strip()
+    text = nfkc_name(name)
     hidden = [ch for ch in text if is_invisible(ch)]
     if hidden:
         shown = strip_invisible(text, keep="")

@@ -43,3 +43,12 @@ def test_names_are_stored_normalised(app: Flask) -> None:
     assert response.status_code == 201
     game = response.get_json()
     assert game["characters"][0] == "ABC" and "ABC" in game["player_tokens"]
+
+
+def test_fixed_roles_follow_the_normalised_names(app: Flask) -> None:
+    client = app.test_client()
+    body = {"ruleset": "m72", "players": ["ＡＢＣ", *PLAYERS[1:]], "roles": {"ＡＢＣ": "fox"}}
+    game = client.post("/api/games", json=body).get_json()
+    token = game["player_tokens"]["ABC"]
+    me = client.get(f"/api/games/{game['id']}/view", headers={"Authorization": f"Bearer {token}"})
+    assert me.get_json()["me"]["role"] == "fox"
