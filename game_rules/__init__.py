@@ -119,6 +119,7 @@ from game_rules.events import Event, event_from_dict, event_to_dict, register_ev
 from game_rules.game import Game, new_game
 from game_rules.outcome import Outcome
 from game_rules.params import RulesetParams, load_params
+from game_rules.randomness import new_secret
 from game_rules.registry import Ruleset, get_ruleset, register_engine
 from game_rules.state import Elimination, GameState
 from game_rules.views import CharacterView, DirectorView, PublicView
@@ -171,6 +172,7 @@ __all__ = [
     "get_ruleset",
     "load_params",
     "new_game",
+    "new_secret",
     "register_engine",
     "register_event",
 ]
