@@ -17,6 +17,10 @@ revocation in the audit trail (actor ``migration:0004``) and logs which games an
 tokens. The new tokens cannot be handed out from here (no one would receive them): for each game
 listed the operator runs ``bansha token rotate-director GAME`` and the director reissues the
 player tokens (``POST /api/games/{id}/tokens``, the console's 玩家 page).
+
+A game whose idempotency row was deleted before this migration (rows older than a day may be)
+cannot be told apart from one created without a key: the log says so, and the operator rotates
+the tokens of any such game whose creation used a key.
 """
 
 from __future__ import annotations
@@ -103,7 +107,8 @@ def upgrade() -> None:
         )
     total = sum(len(ids) for ids in found.values())
     (log.warning if found else log.info)(
-        "0004: revoked %d key-derived token(s) in %d game(s)%s",
+        "0004: revoked %d key-derived token(s) in %d game(s)%s; a game whose idempotency row "
+        "was deleted earlier cannot be found: rotate its tokens by hand if it used a key",
         total,
         len(found),
         (": " + ", ".join(sorted(found))) if found else "",
