@@ -11,7 +11,12 @@ key                            environment variable                  default
 ``USE_CLASSIFIER``             ``BANSHA_CLASSIFIER`` (0 = rules only)  on (if the model file exists)
 (model file)                   ``BANSHA_MODEL``                      ``var/model.skops`` (optional)
 ``ADMIN_TOKEN``                ``BANSHA_ADMIN_TOKEN``                unset: anyone may create games
+``SECRET_KEY``                 ``BANSHA_SECRET_KEY``                 ``var/console-secret``
 =============================  ====================================  ==============================
+
+``SECRET_KEY`` signs console sessions and, through a key derived from it, seals the tokens kept
+for ``Idempotency-Key`` replays; every worker and host must share it (set ``BANSHA_SECRET_KEY``).
+Unset, the console creates ``var/console-secret`` once (:mod:`api.console.security`).
 """
 
 from __future__ import annotations
@@ -57,6 +62,8 @@ def load_config(test_config: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "RATE_LIMIT_POSTS": parse_rate(env.get("BANSHA_RATE_LIMIT", "3000/60")),
         # When set, POST /api/games needs it as the bearer token (default: anyone may create).
         "ADMIN_TOKEN": env.get("BANSHA_ADMIN_TOKEN") or None,
+        # Signs console sessions and seals idempotency replays' tokens (None: the console's file).
+        "SECRET_KEY": env.get("BANSHA_SECRET_KEY", "").strip() or None,
     }
     if test_config:
         config.update(test_config)

@@ -23,6 +23,7 @@ from game_rules import actions as act
 from game_rules.errors import GameRuleError
 from game_rules.events import Event, event_to_dict
 from game_rules.game import Game, new_game
+from game_rules.randomness import new_secret
 
 __all__ = [
     "Game",
@@ -42,14 +43,26 @@ def create_game(
     roles: Mapping[str, str] | None,
     players: Mapping[str, str] | None,
 ) -> Game:
-    """Start a new game (raises :class:`GameRuleError` for an unknown ruleset or bad players)."""
-    return new_game(ruleset, list(characters), seed, roles=roles or None, players=players or None)
+    """Start a new game (raises :class:`GameRuleError` for an unknown ruleset or bad players).
+
+    The service always adds a fresh 256-bit secret to the director's seed, so that the deal
+    cannot be searched for from the commitment however weak the seed; the secret is kept in the
+    log's first event (director-only) and revealed when the game ends.
+    """
+    return new_game(
+        ruleset,
+        list(characters),
+        seed,
+        roles=roles or None,
+        players=players or None,
+        secret=new_secret(),
+    )
 
 
 def rebuild_game(
     ruleset: str, seed: str, characters: Sequence[str], events: Sequence[Mapping[str, Any]]
 ) -> Game:
-    """Rebuild a game from its stored log."""
+    """Rebuild a game from its stored log (the secret, if any, is in its first event)."""
     return Game.rebuild(ruleset, None, seed, list(characters), events)
 
 

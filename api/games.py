@@ -16,6 +16,7 @@ from api.errors import BadRequest, Forbidden, Unauthorized
 from api.gameplay import Game, GameRuleError, create_game, events_to_dicts
 from api.openapi import endpoint
 from api.store import append_events, audit
+from game_rules.names import normalise_name, normalise_names
 from models.game import Game as GameRow
 from models.game import Token
 from models.idempotency import IdempotencyKey
@@ -43,17 +44,24 @@ def _check_admin() -> str:
 
 
 def _players(raw: list[Any]) -> list[dict[str, Any]]:
+    """The players as stored: character names and aliases normalised (NFKC) and refused when
+    they hold invisible characters, collide or are vote keywords (:mod:`game_rules.names`)."""
     players: list[dict[str, Any]] = []
     for i, item in enumerate(raw):
         entry = {"character": item} if isinstance(item, str) else dict(item)
-        entry.setdefault("aliases", [])
-        entry.setdefault("player", entry["character"])
         if entry["character"] != entry["character"].strip():
             raise BadRequest("角色名首尾不能有空格", path=f"$.players[{i}]")
+        try:
+            entry["character"] = normalise_name(entry["character"])
+            entry["aliases"] = [normalise_name(a) for a in entry.get("aliases", [])]
+        except GameRuleError as exc:
+            raise BadRequest(exc.message, rule=exc.rule, path=f"$.players[{i}]") from exc
+        entry.setdefault("player", entry["character"])
         players.append(entry)
-    names = [p["character"] for p in players]
-    if len(set(names)) != len(names):
-        raise BadRequest("角色名不能重复", path="$.players")
+    try:
+        normalise_names(p["character"] for p in players)
+    except GameRuleError as exc:
+        raise BadRequest(exc.message, rule=exc.rule, path="$.players") from exc
     return players
 
 
@@ -61,20 +69,13 @@ class _KeyTaken(Exception):
     """The idempotency key was stored by another request first: roll back and replay that one."""
 
 
-def _derived_tokens(key: str, game_id: str, names: list[str]) -> tuple[str, dict[str, str]]:
-    """The director's and each character's token of a game created under ``key``: the same
-    when first issued and on every replay."""
-    director = idempotency.derived_token(key, game_id, DIRECTOR)
-    players = {name: idempotency.derived_token(key, game_id, f"{PLAYER}:{name}") for name in names}
-    return director, players
-
-
-def _replay(stored: IdempotencyKey, key: str, request_hash: str) -> tuple[Response, int]:
-    """The first response for ``key`` again, its tokens derived anew (422 for another body)."""
+def _replay(stored: IdempotencyKey, request_hash: str) -> tuple[Response, int]:
+    """The first response for the key again, its tokens unsealed with the server's secret (422
+    for another body, 409 when they cannot be recovered)."""
     idempotency.check_same_request(stored, request_hash)
     body = dict(stored.response)
-    body["director_token"], body["player_tokens"] = _derived_tokens(
-        key, stored.game_id, body["characters"]
+    body["director_token"], body["player_tokens"] = idempotency.open_tokens(
+        idempotency.server_key(), stored.sealed_tokens
     )
     response = jsonify(body)
     response.headers["Idempotent-Replayed"] = "true"
@@ -130,15 +131,20 @@ def _insert_tokens(
         "the same body answers "
         "with the game the first request created (same id and tokens, 201, header "
         "`Idempotent-Replayed: true`) instead of creating another; the same key with another "
-        "body is a 422. Whoever holds the key and the body can fetch the tokens again, so keep "
-        "the key as secret as the director token."
+        "body is a 422. The tokens are random either way; for the replay the service keeps them "
+        "encrypted under its own secret key (BANSHA_SECRET_KEY), never derived from the key. "
+        "Whoever holds the key and the body can fetch the tokens again while the key is kept, "
+        "so do not share it."
     },
     response_headers={
         "Idempotent-Replayed": "`true` when this is the remembered answer to an earlier request "
         "with the same Idempotency-Key (no game was created by this request)"
     },
     description="The response is the only time the tokens are shown; the service keeps only "
-    "their hashes (a replay under an Idempotency-Key derives them again from the key). Give each "
+    "their hashes (and, under an Idempotency-Key, a copy encrypted with the service's secret key "
+    "for the replay). The deal and every random pick come from a fresh 256-bit server secret "
+    "combined with the optional `seed`; the commitment is SHA-256 over the secret, the seed and "
+    "the deal, and the secret and seed are revealed when the game ends. Give each "
     "player their own token; keep the director token. When the service is configured with an "
     "admin token (BANSHA_ADMIN_TOKEN), creating a game requires it as the bearer token.",
 )
@@ -153,7 +159,7 @@ def create(body: dict[str, Any]) -> tuple[Response, int]:
         with db().read() as session:
             stored = idempotency.find(session, scope, hashed_key)
         if stored is not None:
-            return _replay(stored, key, request_hash)
+            return _replay(stored, request_hash)
     try:
         game = create_game(
             body["ruleset"],
@@ -165,11 +171,8 @@ def create(body: dict[str, Any]) -> tuple[Response, int]:
     except GameRuleError as exc:
         raise BadRequest(exc.message, rule=exc.rule) from exc
     game_id = secrets.token_hex(8)
-    if key is None:
-        director_token = new_token()
-        player_tokens = {name: new_token() for name in names}
-    else:
-        director_token, player_tokens = _derived_tokens(key, game_id, names)
+    director_token = new_token()
+    player_tokens = {name: new_token() for name in names}
     created = {
         "id": game_id,
         "ruleset": body["ruleset"],
@@ -192,6 +195,9 @@ def create(body: dict[str, Any]) -> tuple[Response, int]:
                 response={
                     k: v for k, v in created.items() if k not in ("director_token", "player_tokens")
                 },
+                sealed_tokens=idempotency.seal_tokens(
+                    idempotency.server_key(), director_token, player_tokens
+                ),
             ):
                 raise _KeyTaken
             append_events(session, row, events_to_dicts(game.log))
@@ -207,7 +213,7 @@ def create(body: dict[str, Any]) -> tuple[Response, int]:
         # A concurrent request with the same key committed first; this one stored nothing.
         with db().read() as session:
             stored = idempotency.find(session, scope, hashed_key)
-        assert stored is not None and key is not None
-        return _replay(stored, key, request_hash)
+        assert stored is not None
+        return _replay(stored, request_hash)
     current_app.extensions["bansha_games"].put(game_id, len(game.log), game)
     return jsonify(created), 201

@@ -8,16 +8,23 @@ request with the same key and the same body gets the same answer (same game, sam
 under a unique constraint, so concurrent duplicates create one game: the loser's transaction
 rolls back and it answers from the winner's row.
 
-The database keeps only token hashes, so the stored response has no tokens. When a key is given,
-the tokens are not random but derived from it (HMAC-SHA256 keyed by the idempotency key, over the
-game id and the token's holder), and a replay derives them again. The key is therefore as secret
-as the director token while its row is kept: clients must use a fresh random value (a UUID4).
+Tokens are random (:func:`api.auth.new_token`) whether or not a key is given, and the token
+table keeps only their hashes. So that a replay can hand out the same tokens, the first request
+seals them (:func:`seal_tokens`: Fernet, AES-128-CBC with HMAC-SHA256, under a key derived from the
+service's ``SECRET_KEY``, i.e. ``BANSHA_SECRET_KEY``) into the key's row; a replay opens them
+(:func:`open_tokens`). Nothing a client sends or sees (the idempotency key, the game id) lets anyone
+compute a token: without the server's secret the sealed text is useless. Changing
+``BANSHA_SECRET_KEY`` makes older sealed tokens unrecoverable: such a replay is refused (409
+``idempotency_tokens_unrecoverable``) and the operator rotates the director token.
 
->>> derived_token("0b6f2c1e-3c4a-4d8e-9f00-5a7b8c9d0e1f", "g1", "director") == derived_token(
-...     "0b6f2c1e-3c4a-4d8e-9f00-5a7b8c9d0e1f", "g1", "director")
-True
->>> len(derived_token("0b6f2c1e-3c4a-4d8e-9f00-5a7b8c9d0e1f", "g1", "player:凛"))
-43
+(Before revision 0005 the tokens of a game created with a key were an HMAC of that key; the
+migration revoked them: see ``models/migrations/versions/0005_sealed_tokens.py``.)
+
+>>> sealed = seal_tokens("k" * 32, "d-token", {"凛": "p-token"})
+>>> open_tokens("k" * 32, sealed)
+('d-token', {'凛': 'p-token'})
+>>> "d-token" in sealed
+False
 >>> fingerprint({"b": 1, "a": "凛"}) == fingerprint({"a": "凛", "b": 1})
 True
 """
@@ -26,18 +33,20 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import hmac
 import json
 import re
 from collections.abc import Mapping
 from typing import Any, cast
 
-from flask import request
+from cryptography.fernet import Fernet, InvalidToken
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from flask import current_app, request
 from sqlalchemy import Table, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from api.errors import BadRequest, Unprocessable
+from api.errors import BadRequest, Conflict, Unprocessable
 from models.idempotency import IdempotencyKey
 from models.types import utcnow
 
@@ -70,12 +79,43 @@ def fingerprint(body: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def derived_token(key: str, game_id: str, holder: str) -> str:
-    """The token of ``holder`` (``director`` or ``player:<character>``) in a game created with
-    ``key``: 256 bits, URL-safe, the same every time it is derived."""
-    message = f"bansha-token\x00{game_id}\x00{holder}".encode()
-    digest = hmac.new(key.encode("ascii"), message, hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+def _fernet(server_key: str) -> Fernet:
+    """The cipher for sealed tokens: its key derived (HKDF-SHA256) from the service's secret, so
+    that the secret signing console sessions is never used as is for a second purpose."""
+    derived = HKDF(
+        algorithm=hashes.SHA256(), length=32, salt=None, info=b"bansha idempotency tokens"
+    ).derive(server_key.encode("utf-8"))
+    return Fernet(base64.urlsafe_b64encode(derived))
+
+
+def server_key() -> str:
+    """The service's secret (``SECRET_KEY``: ``BANSHA_SECRET_KEY``, else the key file)."""
+    key = current_app.config.get("SECRET_KEY")
+    if not key:
+        raise RuntimeError("SECRET_KEY is not configured (set BANSHA_SECRET_KEY)")
+    return str(key)
+
+
+def seal_tokens(server_secret: str, director: str, players: Mapping[str, str]) -> str:
+    """The game's first tokens, encrypted and authenticated for the key's row."""
+    plain = json.dumps({"director": director, "players": dict(players)}, ensure_ascii=False)
+    return _fernet(server_secret).encrypt(plain.encode("utf-8")).decode("ascii")
+
+
+def open_tokens(server_secret: str, sealed: str | None) -> tuple[str, dict[str, str]]:
+    """The tokens :func:`seal_tokens` sealed; 409 when they cannot be recovered (a row from
+    before revision 0005, whose tokens were revoked, or a changed ``BANSHA_SECRET_KEY``)."""
+    try:
+        if sealed is None:
+            raise InvalidToken
+        data = json.loads(_fernet(server_secret).decrypt(sealed.encode("ascii")))
+    except InvalidToken:
+        raise Conflict(
+            "无法再次取回这局游戏的令牌（令牌已轮换，或服务密钥已更换）；"
+            "请服务管理员用 bansha token rotate-director 为导演签发新令牌",
+            rule="idempotency_tokens_unrecoverable",
+        ) from None
+    return str(data["director"]), {str(k): str(v) for k, v in data["players"].items()}
 
 
 def find(session: Session, scope: str, hashed_key: str) -> IdempotencyKey | None:
@@ -110,6 +150,7 @@ def remember(
     game_id: str,
     status: int,
     response: dict[str, Any],
+    sealed_tokens: str,
 ) -> bool:
     """Store the first response for this key (inside the creating transaction); False when the
     key is already taken (by a committed or a concurrent request), and then nothing is stored."""
@@ -123,6 +164,7 @@ def remember(
             "game_id": game_id,
             "status": status,
             "response": response,
+            "sealed_tokens": sealed_tokens,
             "created_at": utcnow(),
         },
     ).first()

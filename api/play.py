@@ -128,6 +128,8 @@ def announcements(game_id: str) -> Response:
                 "ended": public.ended,
                 "winner": public.winner,
                 "seed": public.seed,
+                "secret": public.secret,
+                "verification": public.verification,
             }
         )
 
@@ -183,6 +185,8 @@ def view(game_id: str) -> Response:
             "announcements": _announcements(game),
             "ended": public.ended,
             "winner": public.winner,
+            "secret": public.secret,
+            "verification": public.verification,
         }
         if caller.kind == PLAYER and caller.character is not None:
             out["me"] = _player_part(session, row, game, caller.character)
@@ -190,6 +194,7 @@ def view(game_id: str) -> Response:
             director = game.director_view()
             out["director"] = {
                 "seed": director.seed,
+                "secret": director.secret,
                 "roles": dict(director.roles),
                 "alive": state.living(),
                 "legal_actions": [_action_json(a) for a in game.legal_actions()],

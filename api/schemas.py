@@ -44,7 +44,10 @@ CREATE_GAME = Obj(
         "ruleset": Str(min_len=1, max_len=32, description="m08, m72, wa004 (or a variant file)"),
         "players": Arr(PLAYER, min_items=1, max_items=64, description="characters, seating order"),
         "seed": Str(
-            min_len=1, max_len=128, description="fixes every random pick; secret until the end"
+            min_len=1,
+            max_len=128,
+            description="combined with the service's own 256-bit secret for the deal and every "
+            "random pick; secret until the end",
         ),
         "roles": Map(Str(min_len=1, max_len=32), description="fixed roles: character -> role key"),
     },
@@ -56,7 +59,9 @@ CREATED_GAME = Obj(
         "id": Str(),
         "ruleset": Str(),
         "characters": Arr(Str()),
-        "commitment": Str(description="SHA-256 over seed and deal; publish it"),
+        "commitment": Str(
+            description="SHA-256 over the server secret, the seed and the deal; publish it"
+        ),
         "director_token": Str(description="shown once; keep it secret"),
         "player_tokens": Map(Str(), description="character -> token (shown once)"),
         "announcements": Arr(Str()),
@@ -285,6 +290,7 @@ OUTCOME = Obj(
         ),
         "commitment": Str(),
         "seed": Str(nullable=True, description="revealed when the game has ended"),
+        "secret": Str(nullable=True, description="the server secret, revealed when it has ended"),
         "reason": Str(),
     },
     description="the game's outcome so far",
@@ -462,6 +468,29 @@ ADVANCE_RESPONSE = Obj(
 )
 
 ANNOUNCEMENT = Obj({"day": Int(), "phase": Str(), "kind": Str(), "text": Str()})
+RANDOM_PICK = Obj(
+    {
+        "label": Str(),
+        "position": Int(description="the log position the pick was drawn at"),
+        "method": Str(enum=("choice", "shuffle")),
+        "candidates": Arr(Str()),
+        "result": Arr(Str()),
+    }
+)
+VERIFICATION_RECORD = Obj(
+    {
+        "ruleset": Str(),
+        "characters": Arr(Str(), description="seating order"),
+        "commitment": Str(),
+        "seed": Str(),
+        "secret": Str(),
+        "roles": Map(Str(), description="the deal: character -> role key"),
+        "fixed": Map(Str(), description="roles the director fixed before the deal"),
+        "picks": Arr(RANDOM_PICK, description="every random pick, in order"),
+    },
+    nullable=True,
+    description="once the game has ended: what `bansha verify` and /verify recompute",
+)
 ANNOUNCEMENTS_RESPONSE = Obj(
     {
         "game_id": Str(),
@@ -471,6 +500,8 @@ ANNOUNCEMENTS_RESPONSE = Obj(
         "ended": Bool(),
         "winner": Str(nullable=True),
         "seed": Str(nullable=True, description="revealed when the game has ended"),
+        "secret": Str(nullable=True, description="the server secret, revealed when it has ended"),
+        "verification": VERIFICATION_RECORD,
     }
 )
 VIEW_RESPONSE = Obj(
@@ -486,6 +517,8 @@ VIEW_RESPONSE = Obj(
         "announcements": Arr(ANNOUNCEMENT),
         "ended": Bool(),
         "winner": Str(nullable=True),
+        "secret": Str(nullable=True, description="the server secret, revealed when it has ended"),
+        "verification": VERIFICATION_RECORD,
         "me": Map(description="player view: own character, role, faction, private messages, cards"),
         "director": Map(description="director view: roles, seed, state, full event log"),
     }

@@ -4,7 +4,7 @@ Each subcommand lives next to the code it drives; this module only knows where. 
 that ``bansha replay`` never pays for loading scikit-learn or Flask.
 
 >>> sorted(SUBCOMMANDS)
-['audit', 'db', 'replay', 'screen', 'serve', 'token', 'train']
+['audit', 'db', 'replay', 'screen', 'serve', 'token', 'train', 'verify']
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 # subcommand -> (module, function, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "replay": ("game_rules.cli", "replay_main", "replay a YAML game script, print announcements"),
+    "verify": ("game_rules.cli", "verify_main", "recompute a finished game's deal and picks"),
     "screen": ("moderation.cli", "screen_main", "screen posts for rule violations"),
     "train": ("bansha.train", "train_main", "train the post classifier and write its report"),
     "serve": ("api.cli", "serve_main", "run the referee web service"),

@@ -25,8 +25,10 @@ Concepts
   ``Substitute``, ``DeclareFactionLost``, ``ScheduleDay``, ``LeaveLastWords``), free text as the
   placeholders ``DIRECTOR_CAUSE_PLACEHOLDER`` ... that the director replaces.
 * **Views** (``views.py``): public / per-character / director; built only from each event's scope.
-* **Randomness** (``randomness.py``): one seed; commitment = SHA-256(seed + deal) published at the
-  start, seed revealed by ``GameEnded``.
+* **Randomness** (``randomness.py``): a server secret (``new_secret()``, given by the caller) and
+  the director's seed make one key for the deal and every pick; commitment = SHA-256(secret +
+  seed + deal) published at the start, secret and seed revealed by ``GameEnded``; each pick is
+  recorded (``RandomPicked``) and ``verification.py`` recomputes them all after the game.
 * **Rebuilding**: ``Game.rebuild(ruleset_id, params_overrides, seed, characters, event_dicts)``.
   Actions also have a JSON form: ``action_to_dict`` / ``action_from_dict``.
 
@@ -34,10 +36,10 @@ Storing and rebuilding (the service's recipe)
 --------------------------------------------
 ::
 
-    g = new_game("m08", names, seed=seed, params=overrides)      # overrides may be None
+    g = new_game("m08", names, seed=seed, params=overrides, secret=new_secret())
     row = (g.ruleset_id, g.overrides, g.seed_for_director, g.characters, g.event_dicts())
     ...                                                           # store; later:
-    g = Game.rebuild(ruleset_id, overrides, seed, characters, event_dicts)
+    g = Game.rebuild(ruleset_id, overrides, seed, characters, event_dicts)  # secret: in the log
     new_events = g.apply(action_from_dict(request_json))          # tuple of Event
     [event_to_dict(e) for e in new_events]                        # append these rows
     g.public_view().to_dict(); g.character_view(name).to_dict(); g.outcome().to_dict()
@@ -65,7 +67,8 @@ How a ruleset plugs in
    ``deal``, ``fold`` (for the engine's own event classes, registered with ``@register_event``
    and listed in ``own_events``) and ``visible_role``. Hooks read ``game.state`` and change it
    only with ``game.emit(event)``; validate before emitting (the game rolls back anyway if a
-   hook raises midway). Random picks: ``game.random(label)``. End the game with
+   hook raises midway). Random picks: ``game.pick(label, candidates)`` or
+   ``game.shuffled(label, items)`` (recorded, so they can be verified). End the game with
    ``game.end(winner, results, reason)``.
 3. Add the module to ``registry.ENGINE_MODULES`` (``"wa004": "game_rules.wa004"``) so that it is
    imported lazily on first use, and ``new_game("<id>", ...)`` works.
@@ -116,6 +119,7 @@ from game_rules.events import Event, event_from_dict, event_to_dict, register_ev
 from game_rules.game import Game, new_game
 from game_rules.outcome import Outcome
 from game_rules.params import RulesetParams, load_params
+from game_rules.randomness import new_secret
 from game_rules.registry import Ruleset, get_ruleset, register_engine
 from game_rules.state import Elimination, GameState
 from game_rules.views import CharacterView, DirectorView, PublicView
@@ -168,6 +172,7 @@ __all__ = [
     "get_ruleset",
     "load_params",
     "new_game",
+    "new_secret",
     "register_engine",
     "register_event",
 ]

@@ -103,6 +103,13 @@ class ParameterError(GameRuleError):
     default_rule = "bad_parameters"
 
 
+class CharacterNameError(ParameterError):
+    """A character name that cannot be told apart safely (invisible characters, a collision after
+    normalisation, a vote keyword); the message names the offending name in Chinese."""
+
+    default_rule = "bad_character_name"
+
+
 class LogError(GameRuleError):
     """An event log cannot be rebuilt (unknown event type, mismatch with seed or players)."""
 

@@ -64,6 +64,12 @@ class Event:
             return False
         return character in self.audience()
 
+    def for_players(self) -> Event:
+        """This event as a character or the public sees it: without the fields only the director
+        may read (``Eliminated.by``, the M72 ordering key ``seq``). Itself when nothing is hidden.
+        """
+        return self
+
 
 def register_event(cls: E) -> E:
     """Class decorator: make an event type known to :func:`event_from_dict` by its ``TYPE``."""
@@ -137,7 +143,12 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
 @quick_frozen
 @dataclass(frozen=True, slots=True)
 class GameStarted(Event):
-    """The deal. ``roles`` maps character -> role; ``commitment`` = SHA-256(seed + deal)."""
+    """The deal. ``roles`` maps character -> role; ``commitment`` = SHA-256(secret + seed + deal).
+
+    ``secret`` is the server's secret for this game (empty in game scripts, which use the seed
+    alone); ``fixed`` the roles the director fixed before the deal. Director-only: both are
+    revealed when the game ends (:class:`GameEnded`, the public view's ``verification``).
+    """
 
     TYPE: ClassVar[str] = "game_started"
     ruleset: str
@@ -145,6 +156,26 @@ class GameStarted(Event):
     roles: dict[str, str]
     commitment: str
     players: dict[str, str] = field(default_factory=dict)
+    secret: str = ""
+    fixed: dict[str, str] = field(default_factory=dict)
+
+
+@register_event
+@quick_frozen
+@dataclass(frozen=True, slots=True)
+class RandomPicked(Event):
+    """One random pick (a random 狼头 or 警长, the couples, a random target): drawn from the game's
+    key and the label ``f"{position}:{label}"``; ``result`` is the pick (one item) or the whole
+    shuffled order. Director-only while the game runs; published with the verification data at
+    the end (the seed: 随机移交的方式由法官组提前安排，游戏结束以后公示).
+    """
+
+    TYPE: ClassVar[str] = "random_picked"
+    label: str
+    position: int
+    method: str  # "choice" | "shuffle"
+    candidates: tuple[str, ...]
+    result: tuple[str, ...]
 
 
 @register_event
@@ -210,9 +241,19 @@ class ActionTaken(Event):
     day: int
     detail: dict[str, Any] = field(default_factory=dict)
     to: tuple[str, ...] = ()
+    #: detail keys for the director only: ``seq`` is the log length when the choice was made,
+    #: which would tell a teammate how many hidden events (others' night actions) came between
+    DIRECTOR_DETAIL: ClassVar[frozenset[str]] = frozenset({"seq"})
 
     def audience(self) -> tuple[str, ...]:
         return (self.actor, *self.to)
+
+    def for_players(self) -> Event:
+        hidden = self.DIRECTOR_DETAIL.intersection(self.detail)
+        if not hidden:
+            return self
+        detail = {k: v for k, v in self.detail.items() if k not in hidden}
+        return dataclasses.replace(self, detail=detail)
 
 
 @register_event
@@ -264,10 +305,13 @@ class Eliminated(Event):
     cause: str
     day: int
     phase: str
-    by: str | None = None
+    by: str | None = None  # who caused it: the director's only (the victim must not learn it)
 
     def audience(self) -> tuple[str, ...]:
         return (self.character,)
+
+    def for_players(self) -> Event:
+        return self if self.by is None else dataclasses.replace(self, by=None)
 
 
 @register_event
@@ -465,7 +509,8 @@ class Substituted(Event):
 @quick_frozen
 @dataclass(frozen=True, slots=True)
 class GameEnded(Event):
-    """The game is over: ``winner`` faction, each faction's ``results``, and the revealed seed."""
+    """The game is over: ``winner`` faction, each faction's ``results``, and the revealed seed
+    and server secret (empty for a game without one)."""
 
     TYPE: ClassVar[str] = "game_ended"
     scope: ClassVar[str] = PUBLIC
@@ -473,3 +518,4 @@ class GameEnded(Event):
     results: dict[str, str]
     seed: str
     reason: str = ""
+    secret: str = ""

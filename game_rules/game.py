@@ -37,12 +37,14 @@ from game_rules.events import (
     Event,
     GameEnded,
     GameStarted,
+    RandomPicked,
     event_from_dict,
     event_to_dict,
 )
+from game_rules.names import nfkc_name, normalise_names
 from game_rules.outcome import LOSE, UNDECIDED, Outcome
 from game_rules.params import RulesetParams
-from game_rules.randomness import commitment, derived_rng, new_seed, verify_commitment
+from game_rules.randomness import commitment, derived_rng, new_seed, rng_key, verify_commitment
 from game_rules.registry import Ruleset, get_ruleset
 from game_rules.state import CORE_FOLDS, GameState
 from game_rules.views import CharacterView, DirectorView, PublicView, build_views
@@ -56,7 +58,17 @@ _DIRECTOR_ACTIONS: frozenset[type] = frozenset(
 class Game:
     """One game. Create with :func:`new_game`; rebuild from a log with :meth:`rebuild`."""
 
-    __slots__ = ("_log", "_overrides", "_seed", "_state", "characters", "ruleset", "ruleset_id")
+    __slots__ = (
+        "_key",
+        "_log",
+        "_overrides",
+        "_secret",
+        "_seed",
+        "_state",
+        "characters",
+        "ruleset",
+        "ruleset_id",
+    )
 
     def __init__(
         self,
@@ -65,6 +77,7 @@ class Game:
         seed: str,
         characters: Sequence[str],
         overrides: Mapping[str, Any] | None = None,
+        secret: str = "",
     ) -> None:
         names = tuple(characters)
         if len(set(names)) != len(names):
@@ -80,6 +93,8 @@ class Game:
         self.ruleset = ruleset
         self.characters = names
         self._seed = seed
+        self._secret = secret
+        self._key = rng_key(secret, seed)
         self._overrides = dict(overrides or {})
         self._log: list[Event] = []
         self._state = GameState(ruleset.params, names)
@@ -124,6 +139,16 @@ class Game:
         """The seed, for the director's own records (never show it to players mid-game)."""
         return self._seed
 
+    @property
+    def secret_for_director(self) -> str:
+        """The server secret ("" for a game without one): never show it before the game ends."""
+        return self._secret
+
+    @property
+    def secret_revealed(self) -> str | None:
+        """The server secret, once the game has ended (None before; "" for a game without one)."""
+        return self._secret if self._state.ended else None
+
     # -- changing -------------------------------------------------------------------------------
     def emit(self, event: Event) -> None:
         """Append ``event`` and fold it (for ruleset engines; players call :meth:`apply`)."""
@@ -142,8 +167,27 @@ class Game:
             ruleset.fold(state, event)
 
     def random(self, label: str = "") -> random.Random:
-        """A generator for one random pick, determined by the seed and the log position."""
-        return derived_rng(self._seed, f"{len(self._log)}:{label}")
+        """A generator for one random pick, determined by the game's key (secret and seed) and
+        the log position. Engines draw through :meth:`pick` and :meth:`shuffled`, which record
+        the pick so that it can be verified after the game."""
+        return derived_rng(self._key, f"{len(self._log)}:{label}")
+
+    def pick(self, label: str, candidates: Sequence[str]) -> str:
+        """One of ``candidates`` at random, recorded as a :class:`RandomPicked` event."""
+        options = tuple(candidates)
+        position = len(self._log)
+        chosen = self.random(label).choice(options)
+        self.emit(RandomPicked(label, position, "choice", options, (chosen,)))
+        return chosen
+
+    def shuffled(self, label: str, items: Sequence[str]) -> list[str]:
+        """``items`` in a random order, recorded as a :class:`RandomPicked` event."""
+        options = tuple(items)
+        position = len(self._log)
+        order = list(options)
+        self.random(label).shuffle(order)
+        self.emit(RandomPicked(label, position, "shuffle", options, tuple(order)))
+        return order
 
     def apply(self, action: Action) -> tuple[Event, ...]:
         """Validate and apply ``action``; return the events it caused.
@@ -226,7 +270,8 @@ class Game:
         return self.ruleset.pending_actors(self._state)
 
     def end(self, winner: str | None, results: Mapping[str, str], reason: str) -> None:
-        """Emit the ending (for ruleset engines): announcement, results and the revealed seed."""
+        """Emit the ending (for ruleset engines): announcement, results and the revealed seed
+        and secret."""
         names = self.params.factions
         if winner is not None:
             self.emit(
@@ -237,7 +282,10 @@ class Game:
         self.emit(
             Announced(self._state.day, self._state.phase, f"随机种子公开：{self._seed}", "seed")
         )
-        self.emit(GameEnded(winner, dict(results), self._seed, reason))
+        if self._secret:
+            text = f"服务端随机秘密公开：{self._secret}"
+            self.emit(Announced(self._state.day, self._state.phase, text, "secret"))
+        self.emit(GameEnded(winner, dict(results), self._seed, reason, self._secret))
 
     def _withdraw_ejection(self, action: WithdrawEjection) -> None:
         """Take back a red card's ejection that is still the latest thing in the game.
@@ -336,6 +384,7 @@ class Game:
             eliminations=tuple(s.eliminations),
             commitment=s.commitment,
             seed=self._seed if s.ended else None,
+            secret=self._secret if s.ended else None,
             reason=reason,
             faction_names=dict(self.params.factions),
         )
@@ -365,8 +414,9 @@ class Game:
     ) -> Game:
         """Rebuild a game from its ruleset id, parameter overrides, seed, characters and log.
 
-        ``events`` may be :class:`Event` objects or their dicts. Raises
-        :class:`~game_rules.errors.LogError` if the log does not belong to these inputs.
+        ``events`` may be :class:`Event` objects or their dicts; the server secret, if any, is
+        read from the first (``GameStarted``). Raises :class:`~game_rules.errors.LogError` if the
+        log does not belong to these inputs.
         """
         ruleset = get_ruleset(ruleset_id, params)
         game = cls(ruleset_id, ruleset, seed, characters, params)
@@ -377,8 +427,10 @@ class Game:
                     raise LogError("log_start", "the log must start with game_started")
                 if tuple(event.characters) != game.characters:
                     raise LogError("log_characters", "the log's characters differ")
-                if not verify_commitment(event.commitment, seed, event.roles):
+                if not verify_commitment(event.commitment, seed, event.roles, event.secret):
                     raise LogError("log_commitment", "seed and deal do not match the commitment")
+                game._secret = event.secret
+                game._key = rng_key(event.secret, seed)
             try:
                 game.emit(event)
             except (GameRuleError, KeyError, TypeError, ValueError) as exc:
@@ -396,13 +448,17 @@ def new_game(
     params: Mapping[str, Any] | None = None,
     roles: Mapping[str, str] | None = None,
     players: Mapping[str, str] | None = None,
+    secret: str = "",
 ) -> Game:
     """Create and start a game.
 
-    ``characters`` are the in-game character (account) names in seating order; ``seed`` drives
+    ``characters`` are the in-game character (account) names in seating order, normalised and
+    checked by :func:`~game_rules.names.normalise_names`; ``seed`` drives
     every random pick (a fresh one is made if None); ``params`` overrides the ruleset YAML (e.g.
     ``{"player_count": 12, ...}``); ``roles`` fixes some or all roles (character -> role key);
-    ``players`` maps characters to the humans playing them (default: the same names).
+    ``players`` maps characters to the humans playing them (default: the same names);
+    ``secret`` is the server's secret (:func:`~game_rules.randomness.new_secret`), combined with
+    the seed for every random pick: the service always gives one, a game script may leave it out.
 
     >>> g = new_game("m08", list("ABCDEFGHIJK"), seed="x", roles={"A": "witch"})
     >>> g.state.role("A"), g.state.phase
@@ -410,13 +466,20 @@ def new_game(
     """
     ruleset = get_ruleset(ruleset_id, params)
     seed = new_seed() if seed is None else str(seed)
-    game = Game(ruleset_id, ruleset, seed, characters, params)
-    fixed = dict(roles or {})
+    # NFKC, and no invisible characters, collisions or vote keywords (game_rules.names); a
+    # rebuild takes the names as stored
+    names = normalise_names(characters)
+    if players:
+        players = {nfkc_name(c): p for c, p in players.items()}
+    game = Game(ruleset_id, ruleset, seed, names, params, secret)
+    fixed = {nfkc_name(c): r for c, r in (roles or {}).items()}
     for name in fixed:
         game.require_character(name)
-    deal = ruleset.deal(game.characters, derived_rng(seed, "deal"), fixed)
-    com = commitment(seed, deal)
-    game.emit(GameStarted(ruleset_id, game.characters, deal, com, dict(players or {})))
+    deal = ruleset.deal(game.characters, derived_rng(game._key, "deal"), fixed)
+    com = commitment(seed, deal, secret)
+    game.emit(
+        GameStarted(ruleset_id, game.characters, deal, com, dict(players or {}), secret, fixed)
+    )
     game.emit(Announced(0, "setup", f"随机安排承诺值（SHA-256）：{com}", "commitment"))
     ruleset.start(game)
     return game

@@ -161,7 +161,7 @@ class M08(WerewolfRuleset):
             if not self.wolves(state):
                 game.emit(FlagSet("leader", None))
             elif cause == "red_card":
-                pick = game.random("leader").choice(self.wolves(state))
+                pick = game.pick("leader", self.wolves(state))
                 self.set_leader(game, pick, "随机指定")
             else:
                 self.open_decision(game, character, "leader_succession", "请选择继任狼头（传位）")
@@ -214,7 +214,7 @@ class M08(WerewolfRuleset):
         game.emit(DecisionClosed(actor, "leader_succession", None, "deadline"))
         wolves = self.wolves(game.state)
         if wolves:
-            self.set_leader(game, game.random("leader").choice(wolves), "随机指定")
+            self.set_leader(game, game.pick("leader", wolves), "随机指定")
 
     def check_end(self, game: Game) -> bool:
         """游戏状态满足某阵营胜利条件之一，游戏立即结束 (and the director's 判负)."""
@@ -310,7 +310,7 @@ class M08(WerewolfRuleset):
         if not wolves:
             return
         if not votes:
-            self.set_leader(game, game.random("leader").choice(wolves), "无人投票，随机指定")
+            self.set_leader(game, game.pick("leader", wolves), "无人投票，随机指定")
             return
         final: dict[str, int] = {}
         for a in votes:
@@ -353,15 +353,18 @@ class M08(WerewolfRuleset):
         if target not in proposed:
             raise InvalidTargetError("kill_not_proposed", "狼头须从狼人提交的指杀中选择一个")
         reason = proposed[target].detail.get("reason", "")
-        wolves = tuple(c for c in self.wolves(state) if c != action.actor)
         detail = {"reason": reason, "proposer": proposed[target].actor}
-        game.emit(ActionTaken(action.actor, "kill", target, state.day, detail, wolves))
+        # The choice with its proposer and reason stays the 狼头's own (and the director's); the
+        # other wolves learn the result only: 狼头选择指杀结果后，该结果将会立即让每名狼人得知,
+        # and 狼人不共群, so nobody else hears who proposed it or why.
+        game.emit(ActionTaken(action.actor, "kill", target, state.day, detail))
         game.emit(
             Told(
                 tuple(self.wolves(state)),
                 state.day,
-                f"狼头选择的指杀结果：{target}（{reason}）",
+                f"狼头选择的指杀结果：{target}",
                 "kill",
+                {"target": target},
             )
         )
         witch = state.with_role("witch")

@@ -27,8 +27,9 @@ CAUSE_NAMES: dict[str, str] = {
 class Outcome:
     """Who won: ``winner`` faction (None while running), each faction's result, and eliminations.
 
-    ``results`` maps every faction key to ``"win"``, ``"lose"`` or ``"undecided"``; ``seed`` is
-    revealed only once ``ended`` (before, it is None and ``commitment`` is what was published).
+    ``results`` maps every faction key to ``"win"``, ``"lose"`` or ``"undecided"``; ``seed`` and
+    ``secret`` are revealed only once ``ended`` (before, they are None and ``commitment`` is what
+    was published).
     """
 
     ended: bool
@@ -37,6 +38,7 @@ class Outcome:
     eliminations: tuple[Elimination, ...]
     commitment: str
     seed: str | None = None
+    secret: str | None = None
     reason: str = ""
     faction_names: Mapping[str, str] = field(default_factory=dict)
 
@@ -58,6 +60,7 @@ class Outcome:
             ],
             "commitment": self.commitment,
             "seed": self.seed,
+            "secret": self.secret,
             "reason": self.reason,
         }
 

@@ -199,6 +199,7 @@ class _Runner:
                 params=params,
                 roles={str(k): str(v) for k, v in roles.items()},
                 players=players,
+                secret=str(d.get("secret") or ""),
             )
         except GameRuleError as exc:
             raise self.fail(d, "game set-up", exc.message) from exc

@@ -52,16 +52,17 @@ def play_random_game(
     policy: RandomPolicy | None = None,
     rng: random.Random | None = None,
     record: list[Action] | None = None,
+    secret: str = "",
 ) -> Game:
     """Play one random game of ``ruleset_id`` to its end (or ``policy.max_steps`` actions).
 
     ``record``, if given, receives every action the game accepted, in order: applying them to
     ``new_game(ruleset_id, game.characters, seed=str(seed))`` replays the same game (see
-    :func:`replay_actions`).
+    :func:`replay_actions`). ``secret`` is the server secret (none by default, as in scripts).
     """
     policy = policy or RandomPolicy()
     rng = rng or random.Random(str(seed))
-    game = new_game(ruleset_id, characters_for(ruleset_id), seed=str(seed))
+    game = new_game(ruleset_id, characters_for(ruleset_id), seed=str(seed), secret=secret)
     play = _Playout(game, rng, policy, record)
     state = game.state
     steps = 0
@@ -87,15 +88,18 @@ def characters_for(ruleset_id: str) -> list[str]:
     return [f"角色{i:02d}" for i in range(1, count + 1)]
 
 
-def replay_actions(ruleset_id: str, seed: int | str, actions: Iterable[Action]) -> Game:
-    """A new game of ``ruleset_id`` with ``seed``, driven by ``actions`` (all must be legal).
+def replay_actions(
+    ruleset_id: str, seed: int | str, actions: Iterable[Action], secret: str = ""
+) -> Game:
+    """A new game of ``ruleset_id`` with ``seed`` (and ``secret``), driven by ``actions`` (all
+    must be legal).
 
     >>> done: list[Action] = []
-    >>> g = play_random_game("m08", 3, record=done)
-    >>> replay_actions("m08", 3, done).event_dicts() == g.event_dicts()
+    >>> g = play_random_game("m08", 3, record=done, secret="ab" * 32)
+    >>> replay_actions("m08", 3, done, "ab" * 32).event_dicts() == g.event_dicts()
     True
     """
-    game = new_game(ruleset_id, characters_for(ruleset_id), seed=str(seed))
+    game = new_game(ruleset_id, characters_for(ruleset_id), seed=str(seed), secret=secret)
     for action in actions:
         game.apply(action)
     return game

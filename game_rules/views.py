@@ -3,17 +3,20 @@
 * :class:`PublicView` — what everyone knows: the 公示 announcements and other public events.
 * :class:`CharacterView` — one character's knowledge: public view, own role as told (M72 crows see
   only 乌鸦), own faction, and every private event addressed to them (feedback, teammates...).
-* :class:`DirectorView` — everything, including the seed.
+* :class:`DirectorView` — everything, including the seed and the server secret.
 
 Views are built from events' ``scope``/``audience`` only, so a view cannot leak what no event
-grants.
+grants; and a character or the public sees each event through :meth:`Event.for_players`, which
+drops the fields only the director may read (who eliminated whom). Once the game has ended the
+public view also carries the secret, the seed and the verification record
+(:mod:`game_rules.verification`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from game_rules.events import (
     DIRECTOR,
@@ -27,6 +30,7 @@ from game_rules.events import (
     event_to_dict,
     withdrawn_positions,
 )
+from game_rules.verification import verification_record
 
 if TYPE_CHECKING:
     from game_rules.game import Game
@@ -46,6 +50,8 @@ class PublicView:
     winner: str | None
     results: Mapping[str, str]
     seed: str | None
+    secret: str | None = None
+    verification: Mapping[str, Any] | None = field(repr=False, default=None)
     events: tuple[Event, ...] = field(repr=False, default=())
 
     def by_day(self) -> dict[int, list[str]]:
@@ -77,6 +83,8 @@ class PublicView:
             "winner": self.winner,
             "results": dict(self.results),
             "seed": self.seed,
+            "secret": self.secret,
+            "verification": dict(self.verification) if self.verification is not None else None,
         }
 
 
@@ -125,6 +133,7 @@ class DirectorView:
     """Everything: the state snapshot, the full log and the seed."""
 
     seed: str
+    secret: str
     roles: Mapping[str, str]
     snapshot: Mapping[str, Any]
     events: tuple[Event, ...]
@@ -166,7 +175,7 @@ class _Views:
             return self._public
         g = self.game
         s = g.state
-        events = tuple(e for e in log if e.seen_by(None))
+        events = tuple(e.for_players() for e in log if e.seen_by(None))
         anns = tuple(e for e in events if isinstance(e, Announced))
         out: list[str] = []
         # a withdrawn ejection puts nobody out and names no successor
@@ -203,6 +212,8 @@ class _Views:
             winner=ended.winner if ended else None,
             results=dict(ended.results) if ended else {},
             seed=ended.seed if ended else None,
+            secret=ended.secret if ended else None,
+            verification=verification_record(g) if ended else None,
             events=events,
         )
         return self._public
@@ -215,7 +226,7 @@ class _Views:
         told: tuple[Told, ...]
         actions: tuple[ActionTaken, ...]
         if self._characters_asked == 1:
-            events = tuple(e for e in log if e.seen_by(character))
+            events = tuple(e.for_players() for e in log if e.seen_by(character))
             told = tuple(e for e in events if isinstance(e, Told))
             actions = tuple(
                 e for e in events if isinstance(e, ActionTaken) and e.actor == character
@@ -225,10 +236,12 @@ class _Views:
             if index is None:
                 index = self._index = _LogIndex(log)
             seen = index.visible_to(character)
-            events = tuple(map(log.__getitem__, seen))
+            events = tuple(log[i].for_players() for i in seen)
             told = tuple(index.told[i] for i in sorted(index.told.keys() & seen))
             own = index.actions_by.get(character, {})
-            actions = tuple(own[i] for i in sorted(own.keys() & seen))
+            actions = tuple(
+                cast(ActionTaken, own[i].for_players()) for i in sorted(own.keys() & seen)
+            )
         role = g.ruleset.visible_role(s, character)
         faction = s.factions[character]
         return CharacterView(
@@ -249,6 +262,7 @@ class _Views:
         g = self.game
         return DirectorView(
             seed=g.seed_for_director,
+            secret=g.secret_for_director,
             roles=dict(g.state.roles),
             snapshot=g.state.snapshot(),
             events=g.log,

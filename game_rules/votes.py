@@ -83,6 +83,7 @@ from game_rules.errors import (
     VoteRejectedError,
 )
 from game_rules.frozen import quick_frozen
+from game_rules.names import ABSTAIN_WORD, VOTE_LABEL, strip_invisible
 
 __all__ = [
     "ABSTAIN_WORD",
@@ -105,7 +106,6 @@ __all__ = [
     "tally",
 ]
 
-ABSTAIN_WORD = "弃权"
 
 #: Every ``VoteRejectedError.rule`` :meth:`BallotBox.cast` can raise, with its Chinese message.
 REJECTION_RULES: Mapping[str, str] = MappingProxyType(
@@ -131,7 +131,6 @@ REJECTION_RULES: Mapping[str, str] = MappingProxyType(
 # ---------------------------------------------------------------------------------------------
 # Parsing
 
-_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
 _QUOTE_TAG = re.compile(r"\[(/?)quote(?:=[^\]\n]*)?\]", re.IGNORECASE)
 _DROP_BLOCK = re.compile(
     r"\[(img|attach|attachimg|media|flash|audio)(?:=[^\]\n]*)?\].*?\[/\1\]",
@@ -146,7 +145,7 @@ _HTML_BREAK = re.compile(r"<br\s*/?>|</p\s*>", re.IGNORECASE)
 # Labels after NFKC: full-width colon etc. are already ':'; spaces inside the label are tolerated;
 # 對/像 cover traditional script and the common 对像 typo of the label (never of the name).
 _LABEL = re.compile(r"([投改])\s*[票]\s*(?:([对對]\s*[象像])|(理\s*由))\s*[:∶]")
-_LABEL_NO_COLON = re.compile(r"[投改]\s*票\s*(?:[对對]\s*[象像]|理\s*由)")
+_LABEL_NO_COLON = VOTE_LABEL  # one pattern: names.py refuses a character name holding it
 _WRAPPERS = ("「」", "『』", "“”", '""', "''", "‘’", "【】", "[]", "()", "《》", "<>", "〈〉")
 _EDGE_PUNCT = " \t\r\n。，,.;；!！?？、~～:：…-—_*#"
 
@@ -175,7 +174,9 @@ def fold_name(text: str) -> str:
     >>> fold_name("Ｊiao Zi")
     'jiaozi'
     """
-    folded = unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH).casefold()
+    # invisible characters (zero-width, bidi, control) are dropped: a name never holds one
+    # (game_rules.names), so they can neither make nor break a match
+    folded = strip_invisible(unicodedata.normalize("NFKC", text), keep="").casefold()
     return "".join(folded.split())
 
 
@@ -206,7 +207,7 @@ def _clean(text: str) -> str:
     text = _HTML_BREAK.sub("\n", text).replace("&nbsp;", " ")
     text = _strip_quotes(text)
     text = _DROP_BLOCK.sub("", text)
-    return _TAG.sub("", text).translate(_ZERO_WIDTH)
+    return strip_invisible(_TAG.sub("", text))
 
 
 def _normalise_with_offsets(text: str) -> tuple[str, list[int]]:

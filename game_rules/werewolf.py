@@ -634,7 +634,7 @@ class WerewolfRuleset(Ruleset):
         if not living:
             game.emit(SheriffChanged(None, "none", state.day))
             return
-        pick = game.random("sheriff").choice(living)
+        pick = game.pick("sheriff", living)
         game.emit(SheriffChanged(pick, "random", state.day))
         self.announce(game, f"{pick}被随机指定为警长", "sheriff", (pick,))
         game.emit(Told((pick,), state.day, "你被随机指定为警长", "sheriff"))

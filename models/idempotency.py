@@ -1,10 +1,10 @@
 """Idempotency keys for ``POST /api/games``: a retried creation answers with the first game.
 
 One row per (scope, key): the key is stored only as its SHA-256, next to the fingerprint of the
-request body it first came with and the response it got — without the tokens, which a replay
-derives again from the key itself (see :mod:`api.idempotency`), so this table holds no usable
-token. Rows are kept at least 24 hours; nothing deletes them yet (a cleanup may delete rows older
-than a day at any time).
+request body it first came with and the response it got — without the tokens, which are kept
+only sealed (encrypted and authenticated under a key derived from the service's secret, see
+:mod:`api.idempotency`), so this table alone holds no usable token. Rows are kept at least 24
+hours; nothing deletes them yet (a cleanup may delete rows older than a day at any time).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from models.base import Base
@@ -39,4 +39,7 @@ class IdempotencyKey(Base):
     status: Mapped[int] = mapped_column(Integer)
     # The first response's body with the tokens left out.
     response: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # The first response's tokens, sealed (Fernet) under the service's secret; None for rows
+    # from before revision 0005, whose tokens (derived from the key) that migration revoked.
+    sealed_tokens: Mapped[str | None] = mapped_column(Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -1274,6 +1274,10 @@ def _describe_event(payload: Mapping[str, Any], game: Game) -> tuple[str, str] |
         )
     if kind == "last_words_given" and payload.get("text"):
         return "info", f"{payload['character']} 留下遗言"
+    if kind == "random_picked":  # published with the verification record when the game ends
+        result = "、".join(payload.get("result") or ())
+        where = f"{payload.get('label')}，第{payload.get('position')}条"
+        return "info", f"随机抽取（{where}）：{result}"
     return None
 
 

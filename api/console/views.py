@@ -9,6 +9,7 @@ token ids it replaces, so a resubmission is refused rather than replacing the to
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import (
@@ -34,6 +35,7 @@ from api.console.forms import (
 from api.console.labels import colour_label
 from api.console.service import ConsoleError
 from api.console.sessions import current_director, director_required, log_in, log_out
+from game_rules import verification
 
 console_bp = Blueprint(
     "console",
@@ -549,6 +551,37 @@ def timeline() -> str:
         return data
 
     return _page("console/timeline.html", _build=build)
+
+
+# ---------------------------------------------------------------------------------------------
+# Public: verify a finished game's randomness
+
+
+@console_bp.route("/verify", methods=["GET", "POST"])
+def verify() -> str | tuple[str, int]:
+    """公开验证: recompute a finished game's deal and random picks from its published record,
+    loaded by game id from this service (``?game=``) or pasted as JSON (any service's)."""
+    game_id = request.values.get("game", "").strip()
+    text = request.form.get("record", "")
+    record: dict[str, Any] | None = None
+    error = None
+    try:
+        if request.method == "POST" and text.strip():
+            record = verification.record_from_json(text)
+        elif game_id:
+            with service.reading(game_id) as (_session, _row, game):
+                found = game.public_view().verification
+            if found is None:
+                raise verification.RecordError("这局游戏尚未结束：秘密和种子要到游戏结束时才公开")
+            record = dict(found)
+            text = json.dumps(record, ensure_ascii=False, indent=1)
+    except (ConsoleError, verification.RecordError) as exc:
+        error = exc.message if isinstance(exc, ConsoleError) else str(exc)
+    report = verification.verify_record(record) if record is not None and not error else None
+    page = render_template(
+        "console/verify.html", game=None, game_id=game_id, text=text, report=report, error=error
+    )
+    return (page, 400) if error else page
 
 
 def page_not_found() -> tuple[str, int]:

@@ -198,8 +198,7 @@ class Wa004Ruleset(WerewolfRuleset):
     def start(self, game: Game) -> None:
         """游戏开始时，随机分配情侣; the 变节者 are asked for their true love."""
         state = game.state
-        pool = [c for c in state.characters if state.roles[c] != NOBLE]
-        game.random("couples").shuffle(pool)
+        pool = game.shuffled("couples", [c for c in state.characters if state.roles[c] != NOBLE])
         pairs = tuple((pool[i], pool[i + 1]) for i in range(0, len(pool), 2))
         game.emit(ev.CouplesDrawn(pairs))
         group = noble_group(state)
@@ -272,7 +271,7 @@ class Wa004Ruleset(WerewolfRuleset):
         for b in state.with_role(BETRAYER):
             if true_love_of(state, b) is None:
                 others = [c for c in state.living() if c != b]
-                pick = game.random("true_love").choice(others)
+                pick = game.pick("true_love", others)
                 game.emit(ev.TrueLoveChosen(b, pick, defaulted=True))
                 game.emit(
                     Told((b,), 0, f"你未按时选择，导演随机指定你的真爱对象：{pick}", "true_love")
@@ -634,7 +633,7 @@ class Wa004Ruleset(WerewolfRuleset):
             return
         targets = [c for c in state.living() if not is_noble(state, c)]
         if targets:
-            pick = game.random("barbecue").choice(targets)
+            pick = game.pick("barbecue", targets)
             game.emit(
                 ActionTaken(
                     living_nobles[0], BARBECUE, pick, state.day,

@@ -47,7 +47,12 @@ M72_ROLES = dict(
 
 
 #: the service's test configuration (rules-only screening: fast and deterministic)
-SERVICE_CONFIG: dict[str, Any] = {"RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
+#: every test service shares one SECRET_KEY, as a deployment's workers share BANSHA_SECRET_KEY
+SERVICE_CONFIG: dict[str, Any] = {
+    "RATE_LIMIT_POSTS": (100_000, 60),
+    "USE_CLASSIFIER": False,
+    "SECRET_KEY": "api-test-secret",
+}
 #: the PostgreSQL test server as psycopg takes it; each test works in a schema of its own
 PG_DSN = "postgresql://postgres@127.0.0.1:5432/test"
 

@@ -131,6 +131,14 @@ def play_until_day_three(api: Any) -> Driver:
     g.skill("凛", "divine", "绘里")
     g.close_night()
     assert sorted(g.living()) == sorted(["凛", "真姬", "希", "花阳", "妮可", "绘里", "海未"])
+    # The poisoned 小鸟 is told she is out, not by whom (the witch stays hidden) ...
+    victim = api.ok("GET", f"/api/games/{g.gid}/view", g.game["player_tokens"]["小鸟"])["me"]
+    out = [e for e in victim["events"] if e["type"] == "eliminated"]
+    assert out and out[0]["by"] is None and "真姬" not in str(out)
+    # ... and a wolf learns the 狼头's chosen target, not its reason (狼人不共群)
+    wolf = api.ok("GET", f"/api/games/{g.gid}/view", g.game["player_tokens"]["海未"])["me"]
+    assert "狼头选择的指杀结果：千歌" in [m["text"] for m in wolf["messages"]]
+    assert "可疑" not in str(wolf)
     return g
 
 

@@ -32,11 +32,11 @@ def test_create_game_returns_tokens_and_commitment(api: Any, app: Flask) -> None
         assert row is not None and row.version == count(app, GameEvent) > 0
 
 
-def test_same_seed_same_commitment_different_seed_different(api: Any) -> None:
+def test_the_same_seed_twice_gives_two_commitments(api: Any) -> None:
+    # each game draws its own server secret, so the director's seed alone fixes nothing
     a = api.make_game(seed="same", roles={})
     b = api.make_game(seed="same", roles={})
-    c = api.make_game(seed="other", roles={})
-    assert a["commitment"] == b["commitment"] != c["commitment"]
+    assert a["commitment"] != b["commitment"]
     assert a["id"] != b["id"]
 
 

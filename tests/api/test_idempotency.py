@@ -293,10 +293,12 @@ def test_postgres_a_duplicate_waits_for_the_first_and_replays_it(
         )
         response = {"id": "inflight", "ruleset": "m72", "characters": PLAYERS,
                     "commitment": "c", "announcements": []}  # fmt: skip
+        sealed = idem.seal_tokens(app.config["SECRET_KEY"], "d", {p: p for p in PLAYERS})
         other.execute(
             "INSERT INTO idempotency_keys (scope, key_hash, request_hash, game_id, status,"
-            " response, created_at) VALUES ('public', %s, %s, 'inflight', 201, %s, now())",
-            (idem.key_hash(key), idem.fingerprint(_body()), json.dumps(response)),
+            " response, sealed_tokens, created_at)"
+            " VALUES ('public', %s, %s, 'inflight', 201, %s, %s, now())",
+            (idem.key_hash(key), idem.fingerprint(_body()), json.dumps(response), sealed),
         )
         done: list[Any] = []
         thread = threading.Thread(target=lambda: done.append(_create(app, _body(), key)))

@@ -198,3 +198,12 @@ def console(client: FlaskClient) -> Console:
 @pytest.fixture
 def game(console: Console) -> dict[str, Any]:
     return console.make_game()
+
+
+@pytest.fixture
+def seed_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Games created by the service without its server secret, so that a test's deal and couples
+    follow from its seed alone, as in game scripts (the service itself always adds a secret)."""
+    import api.gameplay
+
+    monkeypatch.setattr(api.gameplay, "new_secret", lambda: "")

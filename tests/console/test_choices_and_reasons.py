@@ -161,7 +161,8 @@ def test_m08_proposals_carry_a_reason_and_the_leader_kills(app: Flask, console: 
     assert 'name="reason"' not in kill
     html = act(console, {"actor": LEADER, "skill": "kill", "target": "真姬"})
     assert "穗乃果 &lt;杀人&gt; → 真姬（划水）" in html
-    assert "狼头选择的指杀结果：真姬（划水）" in told(console, game, "海未")
+    assert "狼头选择的指杀结果：真姬" in told(console, game, "海未")
+    assert "划水" not in "".join(told(console, game, "海未"))  # the result only, not why
     assert "通灵：今晚被指杀的角色是真姬" in told(console, game, "千歌")
 
     # The audit keeps the reason; a target-only skill's body is unchanged (no reason/choice).
@@ -255,7 +256,8 @@ def test_m08_duel_refused_by_half_the_wolves(console: Any) -> None:
 
 
 def wa004_question(console: Any) -> tuple[dict[str, Any], str, str]:
-    """A wa004_consent game whose night 2 waits for the 牛头人 target's answer.
+    """A wa004_consent game whose night 2 waits for the 牛头人 target's answer (the couples are
+    arranged from the seed: use with the ``seed_only`` fixture).
 
     Every 变节者 picks the 单身贵族 as true love; night 1 the 变节者 b0 breaks up (分手) and
     the 单身贵族 burns (烧烤) a 守护者 of the two-guardian couple; night 2 the single b0 uses
@@ -279,7 +281,7 @@ def wa004_question(console: Any) -> tuple[dict[str, Any], str, str]:
     return game, b0, g1
 
 
-def test_wa004_consent_question_shown_and_agreed(app: Flask, console: Any) -> None:
+def test_wa004_consent_question_shown_and_agreed(app: Flask, console: Any, seed_only: None) -> None:
     game, b0, g1 = wa004_question(console)
     html = console.html("/day")
     assert "第2天 夜晚" in html
@@ -299,7 +301,7 @@ def test_wa004_consent_question_shown_and_agreed(app: Flask, console: Any) -> No
     }  # fmt: skip
 
 
-def test_wa004_consent_deadline_is_no(console: Any) -> None:
+def test_wa004_consent_deadline_is_no(console: Any, seed_only: None) -> None:
     game, b0, g1 = wa004_question(console)
     assert 'id="deadline"' in console.html("/day")
     console.form("/deadline", {}, page="/day")

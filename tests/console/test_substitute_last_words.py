@@ -201,7 +201,7 @@ def test_last_words_need_csrf(app: Flask, console: Any, game: dict[str, Any]) ->
     assert "知乎" in last_words_open(console.html("/players"))
 
 
-def test_day_vote_words_wait_for_the_next_day(console: Any) -> None:
+def test_day_vote_words_wait_for_the_next_day(console: Any, seed_only: None) -> None:
     """M08: a day-2 vote elimination's words are announced when day 3 starts, not at once."""
     players = ["穗乃果", "绘里", "小鸟", "海未", "凛", "真姬", "希", "花阳", "妮可", "千歌", "梨子"]
     game = console.new_game("m08", players, seed="m08-words")

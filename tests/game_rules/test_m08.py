@@ -21,6 +21,7 @@ from game_rules import (
     WrongPhaseError,
     new_game,
 )
+from game_rules.events import ActionTaken
 from game_rules.night import duel_wins
 from game_rules.shorthand import M08_ROLES, announcements, make_game, play_night, vote_day
 from game_rules.shorthand import private_messages as private
@@ -154,7 +155,13 @@ def test_leader_chooses_among_proposals_and_wolves_learn_it(m08: Game) -> None:
     with pytest.raises(NotYourSkillError):
         m08.apply(UseSkill("狼B", "kill", "村2"))
     m08.apply(UseSkill("狼A", "kill", "村2"))
-    assert "狼头选择的指杀结果：村2（可疑）" in private(m08, "狼D")
+    told = private(m08, "狼D")
+    assert "狼头选择的指杀结果：村2" in told
+    # the result only (狼人不共群): not who proposed it, nor the reason
+    assert "可疑" not in "".join(told)
+    assert not [t for t in told if "指杀" in t and "狼B" in t]
+    seen = m08.character_view("狼D").events
+    assert not [e for e in seen if isinstance(e, ActionTaken) and e.skill in ("kill", "propose")]
     m08.apply(EndNight())
     assert out(m08) == ["村2"]
 
