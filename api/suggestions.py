@@ -13,6 +13,7 @@ from api.database import db
 from api.errors import BadRequest, NotFound
 from api.openapi import endpoint
 from api.referee import decide, find_suggestion, locked_game, suggestion_json
+from api.schema import Str
 from api.store import get_game
 from models.cards import Decision, Suggestion
 from models.posts import Post
@@ -31,17 +32,21 @@ STATUSES = ("pending", "decided", "all")
     tag="suggestions",
     response=schemas.SUGGESTIONS_RESPONSE,
     errors=(400, 401, 403, 404),
-    query={"status": "pending (default), decided or all", "character": "only this character"},
+    query={
+        "status": Str(enum=STATUSES, description="pending (default), decided or all"),
+        "character": Str(description="only this character"),
+    },
 )
 def list_suggestions(game_id: str) -> Response:
-    status = request.args.get("status", "pending")
-    if status not in STATUSES:
-        raise BadRequest(f"status 只能是以下之一：{', '.join(STATUSES)}", path="status")
-    character = request.args.get("character")
     with db().read() as session:
         caller = identify(session)
         get_game(session, game_id)
         require(caller, game_id, DIRECTOR)
+        # Validated after authentication: a stranger learns nothing from a 400.
+        status = request.args.get("status", "pending")
+        if status not in STATUSES:
+            raise BadRequest(f"status 只能是以下之一：{', '.join(STATUSES)}", path="status")
+        character = request.args.get("character")
         query = (
             select(Suggestion, Post, Decision)
             .outerjoin(Post, Post.id == Suggestion.post_id)

@@ -47,7 +47,12 @@ M72_ROLES = dict(
 
 
 #: the service's test configuration (rules-only screening: fast and deterministic)
-SERVICE_CONFIG: dict[str, Any] = {"RATE_LIMIT_POSTS": (100_000, 60), "USE_CLASSIFIER": False}
+SERVICE_CONFIG: dict[str, Any] = {
+    "RATE_LIMIT_POSTS": (100_000, 60),
+    "RATE_LIMIT_GAMES": (100_000, 60),
+    "RATE_LIMIT_WRITES": (100_000, 60),
+    "USE_CLASSIFIER": False,
+}
 #: the PostgreSQL test server as psycopg takes it; each test works in a schema of its own
 PG_DSN = "postgresql://postgres@127.0.0.1:5432/test"
 

@@ -45,6 +45,8 @@ def app_config(db_url: str) -> dict[str, Any]:
         "TESTING": True,
         "SECRET_KEY": "console-test-secret",
         "RATE_LIMIT_POSTS": (100_000, 60),
+        "RATE_LIMIT_GAMES": (100_000, 60),
+        "RATE_LIMIT_WRITES": (100_000, 60),
         "USE_CLASSIFIER": False,
     }
 
