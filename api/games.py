@@ -23,15 +23,16 @@ from models.types import utcnow
 bp = Blueprint("games", __name__)
 
 
-def _check_admin() -> str:
-    """With ``ADMIN_TOKEN`` configured, only its holder may create games.
+def _check_admin(typed: str | None = None) -> str:
+    """With ``ADMIN_TOKEN`` configured, only its holder may create games. The token is the
+    request's bearer token, or ``typed`` (the console's new-game form asks for it).
 
     Returns the caller's scope for idempotency keys: ``public``, or ``admin:<token hash>``.
     """
     expected = current_app.config.get("ADMIN_TOKEN")
     if not expected:
         return "public"
-    given = bearer_token()
+    given = bearer_token() if typed is None else typed
     if given is None:
         raise Unauthorized("创建游戏需要服务的管理员令牌")
     if not secrets.compare_digest(given.encode(), str(expected).encode()):
@@ -139,8 +140,9 @@ def _insert_tokens(
     "player their own token; keep the director token. When the service is configured with an "
     "admin token (BANSHA_ADMIN_TOKEN), creating a game requires it as the bearer token.",
 )
-def create(body: dict[str, Any]) -> tuple[Response, int]:
-    scope = _check_admin()
+def create(body: dict[str, Any], admin_token: str | None = None) -> tuple[Response, int]:
+    # admin_token: only the console passes it (calling this view directly); HTTP uses the header.
+    scope = _check_admin(admin_token)
     key = idempotency.request_key()
     players = _players(body["players"])
     names = [p["character"] for p in players]
