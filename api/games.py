@@ -14,6 +14,7 @@ from api.database import db
 from api.errors import BadRequest, Forbidden, Unauthorized
 from api.gameplay import Game, GameRuleError, create_game, events_to_dicts
 from api.openapi import endpoint
+from api.schema import Str
 from api.store import append_events, audit
 from models.game import Game as GameRow
 from models.game import Token
@@ -42,12 +43,10 @@ def _check_admin(typed: str | None = None) -> str:
 
 def _players(raw: list[Any]) -> list[dict[str, Any]]:
     players: list[dict[str, Any]] = []
-    for i, item in enumerate(raw):
+    for item in raw:
         entry = {"character": item} if isinstance(item, str) else dict(item)
         entry.setdefault("aliases", [])
         entry.setdefault("player", entry["character"])
-        if entry["character"] != entry["character"].strip():
-            raise BadRequest("角色名首尾不能有空格", path=f"$.players[{i}]")
         players.append(entry)
     names = [p["character"] for p in players]
     if len(set(names)) != len(names):
@@ -122,14 +121,17 @@ def _insert_tokens(
     status=201,
     errors=(400, 401, 403, 413, 422),
     headers={
-        idempotency.HEADER: "Optional. A fresh random value (a UUID4; "
-        + idempotency.KEY_RULE
-        + ") that makes a retry safe: while the key is kept (at least 24 hours), the same key with "
-        "the same body answers "
-        "with the game the first request created (same id and tokens, 201, header "
-        "`Idempotent-Replayed: true`) instead of creating another; the same key with another "
-        "body is a 422. Whoever holds the key and the body can fetch the tokens again, so keep "
-        "the key as secret as the director token."
+        idempotency.HEADER: Str(
+            pattern=idempotency.KEY_FORMAT.pattern,
+            description="Optional. A fresh random value (a UUID4; "
+            + idempotency.KEY_RULE
+            + ") that makes a retry safe: while the key is kept (at least 24 hours), the same key "
+            "with the same body answers "
+            "with the game the first request created (same id and tokens, 201, header "
+            "`Idempotent-Replayed: true`) instead of creating another; the same key with another "
+            "body is a 422. Whoever holds the key and the body can fetch the tokens again, so keep "
+            "the key as secret as the director token.",
+        )
     },
     response_headers={
         "Idempotent-Replayed": "`true` when this is the remembered answer to an earlier request "
