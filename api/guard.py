@@ -3,11 +3,13 @@
 :func:`screen_request` runs before each view (``before_request``) and refuses, in this order:
 
 1. a request line over ``MAX_URL_LENGTH`` (414);
-2. on an endpoint that takes JSON, a declared ``Content-Length`` over ``MAX_CONTENT_LENGTH`` (413,
+2. a request without a token to an endpoint that needs one (401), before its body or query is
+   read, so that validation tells a stranger nothing;
+3. on an endpoint that takes JSON, a declared ``Content-Length`` over ``MAX_CONTENT_LENGTH`` (413,
    before a byte of the body is read; a body without a length is cut off at the limit while it is
    read) and a body that is not ``application/json`` (415: no CORS "simple request" of a foreign
    web page, whose type can only be a form or plain text, reaches a view);
-3. a write over its client's rate limit (429, see :mod:`api.ratelimit`), charged here, before the
+4. a write over its client's rate limit (429, see :mod:`api.ratelimit`), charged here, before the
    view parses, screens, deals or locks anything. Posts are the exception: they cost one unit each,
    so :mod:`api.posts` charges them once it has counted them, still before screening.
 
@@ -25,7 +27,13 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from api.auth import bearer_token, identify_cached
 from api.database import db
-from api.errors import TooLarge, UnsupportedMediaType, UriTooLong, too_large_message
+from api.errors import (
+    TooLarge,
+    Unauthorized,
+    UnsupportedMediaType,
+    UriTooLong,
+    too_large_message,
+)
 from api.openapi import declared
 from api.ratelimit import Budget, charge
 
@@ -65,9 +73,14 @@ def screen_request() -> None:
     raw = request.environ.get("RAW_URI") or request.environ.get("REQUEST_URI") or request.full_path
     if len(raw) > config["MAX_URL_LENGTH"]:
         raise UriTooLong(f"请求网址长{len(raw)}个字符，超过上限{config['MAX_URL_LENGTH']}个字符")
-    if request.routing_exception is not None or request.method in SAFE_METHODS:
-        return  # Flask answers 404/405 itself; reads are not limited
+    if request.routing_exception is not None:
+        return  # Flask answers 404/405 itself
     spec = declared(request.url_rule.rule if request.url_rule else "", request.method)
+    if spec is not None and "public" not in spec.auth and bearer_token() is None:
+        # Before the body or the query is looked at: a stranger learns nothing from a 400.
+        raise Unauthorized("此接口需要在 Authorization 请求头中提供令牌")
+    if request.method in SAFE_METHODS:
+        return  # reads are not limited
     if spec is not None and spec.request is not None:
         limit = config.get("MAX_CONTENT_LENGTH")
         if limit and request.content_length is not None and request.content_length > limit:

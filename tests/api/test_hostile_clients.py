@@ -14,6 +14,9 @@ from api import posts as posts_module
 from models.game import Game as GameRow
 
 M72 = [f"软件{i}" for i in range(1, 13)]
+#: a window no test run crosses (fixed windows start at multiples of their length: with an hour,
+#: a test running at 21:00 would see its count start again)
+WINDOW = 10**8
 
 
 def _game_body(seed: str = "s") -> dict[str, Any]:
@@ -45,7 +48,7 @@ def _refused_with_429(response: Any, words: str) -> None:
 
 
 def test_game_creation_is_limited_per_client_address(make_app: Any, any_url: str) -> None:
-    app = make_app(any_url, RATE_LIMIT_GAMES=(3, 3600))
+    app = make_app(any_url, RATE_LIMIT_GAMES=(3, WINDOW))
     client = app.test_client()
     made = [client.post("/api/games", json=_game_body(f"a{i}")).status_code for i in range(3)]
     assert made == [201, 201, 201]
@@ -60,8 +63,8 @@ def test_game_creation_is_limited_per_client_address(make_app: Any, any_url: str
 
 
 def test_a_second_worker_shares_the_game_creation_budget(make_app: Any, any_url: str) -> None:
-    one = make_app(any_url, RATE_LIMIT_GAMES=(2, 3600))
-    two = make_app(any_url, RATE_LIMIT_GAMES=(2, 3600))
+    one = make_app(any_url, RATE_LIMIT_GAMES=(2, WINDOW))
+    two = make_app(any_url, RATE_LIMIT_GAMES=(2, WINDOW))
     statuses = [
         (one if i % 2 else two).test_client().post("/api/games", json=_game_body(f"w{i}"))
         for i in range(3)
@@ -70,7 +73,7 @@ def test_a_second_worker_shares_the_game_creation_budget(make_app: Any, any_url:
 
 
 def test_forwarded_for_is_believed_only_from_a_trusted_proxy(make_app: Any, db_url: str) -> None:
-    direct = make_app(db_url, RATE_LIMIT_GAMES=(1, 3600))
+    direct = make_app(db_url, RATE_LIMIT_GAMES=(1, WINDOW))
     client = direct.test_client()
     assert client.post("/api/games", json=_game_body("d0")).status_code == 201
     # a client cannot pick a fresh budget by claiming another address
@@ -78,7 +81,7 @@ def test_forwarded_for_is_believed_only_from_a_trusted_proxy(make_app: Any, db_u
         "/api/games", json=_game_body("d1"), headers={"X-Forwarded-For": "203.0.113.7"}
     )
     assert spoofed.status_code == 429
-    proxied = make_app(db_url, RATE_LIMIT_GAMES=(1, 3600), TRUSTED_PROXIES=1)
+    proxied = make_app(db_url, RATE_LIMIT_GAMES=(1, WINDOW), TRUSTED_PROXIES=1)
     via_proxy = proxied.test_client()
     behind = {"X-Forwarded-For": "198.51.100.1"}
     assert via_proxy.post("/api/games", json=_game_body("p0"), headers=behind).status_code == 201
@@ -89,7 +92,7 @@ def test_forwarded_for_is_believed_only_from_a_trusted_proxy(make_app: Any, db_u
 
 
 def test_the_admin_token_is_one_client(make_app: Any, db_url: str) -> None:
-    app = make_app(db_url, RATE_LIMIT_GAMES=(1, 3600), ADMIN_TOKEN="operator-secret")
+    app = make_app(db_url, RATE_LIMIT_GAMES=(1, WINDOW), ADMIN_TOKEN="operator-secret")
     client = app.test_client()
     admin = {"Authorization": "Bearer operator-secret"}
     assert client.post("/api/games", json=_game_body("x"), headers=admin).status_code == 201
@@ -107,7 +110,7 @@ def test_the_admin_token_is_one_client(make_app: Any, db_url: str) -> None:
 def test_every_other_write_is_limited_per_token(
     make_app: Any, db_url: str, dealt_game: Any
 ) -> None:
-    app = make_app(db_url, RATE_LIMIT_WRITES=(2, 3600))
+    app = make_app(db_url, RATE_LIMIT_WRITES=(2, WINDOW))
     gid, auth = dealt_game(app, "writes")
     other_gid, other_auth = dealt_game(app, "writes-2")
     client = app.test_client()
@@ -134,7 +137,7 @@ def test_every_other_write_is_limited_per_token(
 def test_a_big_batch_over_the_limit_is_refused_before_it_is_screened(
     make_app: Any, db_url: str, dealt_game: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = make_app(db_url, RATE_LIMIT_POSTS=(500, 3600))
+    app = make_app(db_url, RATE_LIMIT_POSTS=(500, WINDOW))
     gid, auth = dealt_game(app, "batch")
     screened: list[int] = []
     real = posts_module.screen_posts
@@ -160,7 +163,7 @@ def test_a_big_batch_over_the_limit_is_refused_before_it_is_screened(
 def test_a_refused_batch_leaves_the_budget_it_found(
     make_app: Any, db_url: str, dealt_game: Any
 ) -> None:
-    app = make_app(db_url, RATE_LIMIT_POSTS=(3, 3600))
+    app = make_app(db_url, RATE_LIMIT_POSTS=(3, WINDOW))
     gid, auth = dealt_game(app, "budget")
     client = app.test_client()
     url = f"/api/games/{gid}/posts"

@@ -116,3 +116,20 @@ def test_query_parameters_are_validated_after_authentication(
     _error(client.get(url, headers=api.auth(stranger["director_token"])), 403, "forbidden")
     valid = client.get(url, headers=api.auth(game["director_token"]))
     assert _error(valid, 400, "bad_request")["path"] == "status"
+
+
+def test_a_body_is_not_validated_for_a_request_without_a_token(
+    client: FlaskClient, api: Any, game: dict[str, Any]
+) -> None:
+    url = f"/api/games/{game['id']}/cards"
+    for raw in (b"{not json", b'{"character": 5}'):
+        response = client.post(url, data=raw, content_type="application/json")
+        _error(response, 401, "unauthorized")
+    _error(client.post("/api/games/no-such-game/advance", json={"close": "?"}), 401, "unauthorized")
+    with_token = client.post(
+        url,
+        data=b"{not json",
+        content_type="application/json",
+        headers=api.auth(game["director_token"]),
+    )
+    _error(with_token, 400, "bad_request")
