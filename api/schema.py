@@ -140,7 +140,8 @@ class Str(Field):
         if self.max_len is not None and len(value) > self.max_len:
             raise SchemaError(path, f"最多{self.max_len}个字符")
         if self.enum and value not in self.enum:
-            raise SchemaError(path, f"只能是以下之一：{', '.join(self.enum)}")
+            shown = value if len(value) <= 32 else value[:32] + "…"
+            raise SchemaError(path, f"不能是「{shown}」，只能是以下之一：{', '.join(self.enum)}")
         if self.pattern and re.fullmatch(self.pattern, value) is None:
             raise SchemaError(path, self.pattern_text)
         return value
