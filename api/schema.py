@@ -11,7 +11,7 @@ drift from what the service accepts.
 >>> s.validate({"n": 0})
 Traceback (most recent call last):
 ...
-api.schema.SchemaError: $.name: required field missing
+api.schema.SchemaError: $.name: 缺少必填字段
 >>> s.json_schema()["required"]
 ['name']
 """
