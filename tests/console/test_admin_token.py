@@ -63,3 +63,17 @@ def test_with_the_admin_token_the_game_is_created(admin_app: Flask) -> None:
 
 def test_without_an_admin_token_configured_the_page_does_not_ask(client: Any) -> None:
     assert 'name="admin_token"' not in client.get("/new").get_data(as_text=True)
+
+
+def test_the_new_game_page_shares_the_game_creation_budget(
+    db_url: str, console_config: Any
+) -> None:
+    app = create_app({**console_config(db_url), "RATE_LIMIT_GAMES": (1, 10**8)})
+    try:
+        assert _create(app).status_code == 200
+        refused = _create(app)
+        assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
+        assert "新建游戏过于频繁" in unescape(refused.get_data(as_text=True))
+        assert _games(app) == 1
+    finally:
+        app.extensions["bansha_db"].dispose()
