@@ -7,7 +7,7 @@ PORT ?= 8000
 MODEL := var/model.skops
 PACKAGES := game_rules moderation lexicons models api bansha
 
-.PHONY: run test lint bench screenshots venv venv-dev model db browser-deps clean
+.PHONY: run test lint bench screenshots venv venv-dev model db browser-deps nginx-deps clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -52,12 +52,21 @@ browser-deps:
 		else echo "browser-deps: not root or no apt-get; browser tests will be skipped"; fi; \
 	fi
 
+# nginx for the production-setup test (tests/api/test_slow_clients.py); best effort, it skips without.
+nginx-deps:
+	@if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null) \
+				|| echo "nginx-deps: apt-get failed; the slow-client test will be skipped"; \
+		else echo "nginx-deps: not root or no apt-get; the slow-client test will be skipped"; fi; \
+	fi
+
 lint: venv-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: venv-dev browser-deps lint model
+test: venv-dev browser-deps nginx-deps lint model
 	$(BIN)/pytest -n 2 --dist loadgroup
 
 bench: venv-dev model

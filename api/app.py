@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Flask, Response, jsonify
 
+from api import guard
 from api.config import load_config
 from api.database import Database
 from api.errors import register_error_handlers
@@ -32,6 +33,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["bansha_db"] = Database(app.config["DATABASE_URL"])
     app.extensions["bansha_games"] = GameCache(app.config.get("GAME_CACHE_SIZE", 64))
     register_error_handlers(app)
+    guard.install(app)
 
     from api.audit_trail import bp as audit_bp
     from api.cards import bp as cards_bp

@@ -8,6 +8,10 @@ key                            environment variable                  default
 ``MAX_BATCH``                  ``BANSHA_MAX_BATCH``                  500 posts per request
 ``MAX_POST_CHARS``             ``BANSHA_MAX_POST_CHARS``             16,000 characters per post
 ``RATE_LIMIT_POSTS``           ``BANSHA_RATE_LIMIT`` (``N/SECONDS``) 3000 posts per 60 s per token
+``RATE_LIMIT_GAMES``           ``BANSHA_RATE_LIMIT_GAMES``           20 games / 600 s per client
+``RATE_LIMIT_WRITES``          ``BANSHA_RATE_LIMIT_WRITES``          600 writes / 60 s per client
+``MAX_URL_LENGTH``             ``BANSHA_MAX_URL``                    2048 characters (longer: 414)
+``TRUSTED_PROXIES``            ``BANSHA_TRUSTED_PROXIES``            0 (1 behind deploy/nginx.conf)
 ``USE_CLASSIFIER``             ``BANSHA_CLASSIFIER`` (0 = rules only)  on (if the model file exists)
 (model file)                   ``BANSHA_MODEL``                      ``var/model.skops`` (optional)
 ``ADMIN_TOKEN``                ``BANSHA_ADMIN_TOKEN``                unset: anyone may create games
@@ -60,6 +64,13 @@ def load_config(test_config: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "MAX_POST_CHARS": int(env.get("BANSHA_MAX_POST_CHARS", 16_000)),
         "USE_CLASSIFIER": env.get("BANSHA_CLASSIFIER", "1") not in ("0", "false", "no"),
         "RATE_LIMIT_POSTS": parse_rate(env.get("BANSHA_RATE_LIMIT", "3000/60")),
+        # Per client (its token, else its address; see api.guard), charged before any work.
+        "RATE_LIMIT_GAMES": parse_rate(env.get("BANSHA_RATE_LIMIT_GAMES", "20/600")),
+        "RATE_LIMIT_WRITES": parse_rate(env.get("BANSHA_RATE_LIMIT_WRITES", "600/60")),
+        # Under gunicorn's own request-line limit (4094 bytes), so that the service answers first.
+        "MAX_URL_LENGTH": int(env.get("BANSHA_MAX_URL", 2048)),
+        # Proxies in front whose X-Forwarded-For is believed (the client address rate limits use).
+        "TRUSTED_PROXIES": int(env.get("BANSHA_TRUSTED_PROXIES", 0)),
         # When set, POST /api/games needs it as the bearer token (default: anyone may create).
         "ADMIN_TOKEN": env.get("BANSHA_ADMIN_TOKEN") or None,
         # Signs console sessions and seals idempotency replays' tokens (None: the console's file).

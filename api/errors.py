@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 
@@ -91,6 +91,39 @@ class TooLarge(ApiError):
     code = "too_large"
 
 
+class UriTooLong(ApiError):
+    """A request line (path and query) over the documented limit."""
+
+    status = 414
+    code = "uri_too_long"
+
+
+class UnsupportedMediaType(ApiError):
+    """A body that is not ``application/json`` where JSON is expected."""
+
+    status = 415
+    code = "unsupported_media_type"
+
+
+def too_large_message(limit: int | None) -> str:
+    """What a body over ``MAX_CONTENT_LENGTH`` is told."""
+    return (
+        f"请求正文超过上限（{limit}字节），未作任何处理" if limit else "请求正文过大，未作任何处理"
+    )
+
+
+#: Chinese messages for the errors Flask and Werkzeug raise themselves (routing, body reading)
+_HTTP_MESSAGES = {
+    400: "请求格式错误，未作任何处理",
+    404: "没有这个网址：{path}",
+    405: "此网址不接受 {method} 请求（可用：{allowed}）",
+    408: "请求超时，未作任何处理",
+    414: "请求网址过长，未作任何处理",
+    415: "请求正文须为 application/json",
+    431: "请求头过大，未作任何处理",
+}
+
+
 def _json_error(status: int, code: str, message: str, **extra: Any) -> tuple[Response, int]:
     return jsonify({"error": {"code": code, "message": message, **extra}}), status
 
@@ -113,12 +146,27 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException) -> tuple[Response, int]:
         status = exc.code or 500
-        codes = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
-        message = exc.description or exc.name
+        codes = {
+            404: "not_found",
+            405: "method_not_allowed",
+            413: "too_large",
+            414: "uri_too_long",
+            415: "unsupported_media_type",
+        }
+        allowed = sorted(getattr(exc, "valid_methods", None) or ())
         if status == 413:
-            limit = app.config.get("MAX_CONTENT_LENGTH")
-            message = f"request body over the limit of {limit} bytes"
-        return _json_error(status, codes.get(status, exc.name.lower().replace(" ", "_")), message)
+            message = too_large_message(app.config.get("MAX_CONTENT_LENGTH"))
+        else:
+            message = _HTTP_MESSAGES.get(status, f"请求无法处理（HTTP {status}）").format(
+                path=request.path, method=request.method, allowed=", ".join(allowed)
+            )
+        response, status = _json_error(
+            status, codes.get(status, exc.name.lower().replace(" ", "_")), message
+        )
+        if allowed:
+            # RFC 9110 §15.5.6: a 405 must say which methods the resource supports.
+            response.headers["Allow"] = ", ".join(allowed)
+        return response, status
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> tuple[Response, int]:

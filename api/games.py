@@ -15,6 +15,7 @@ from api.database import db
 from api.errors import BadRequest, Forbidden, Unauthorized
 from api.gameplay import Game, GameRuleError, create_game, events_to_dicts
 from api.openapi import endpoint
+from api.schema import Str
 from api.store import append_events, audit
 from game_rules.names import normalise_name, normalise_names
 from models.game import Game as GameRow
@@ -25,8 +26,9 @@ from models.types import utcnow
 bp = Blueprint("games", __name__)
 
 
-def _check_admin() -> str:
-    """With ``ADMIN_TOKEN`` configured, only its holder may create games.
+def _check_admin(typed: str | None = None) -> str:
+    """With ``ADMIN_TOKEN`` configured, only its holder may create games. The token is the
+    request's bearer token, or ``typed`` (the console's new-game form asks for it).
 
     Returns the caller's scope for idempotency keys: ``public``, or ``admin:<token hash>``.
     """
@@ -34,7 +36,7 @@ def _check_admin() -> str:
     if not expected:
         authenticated(Principal(ActorKind.PUBLIC))
         return "public"
-    given = bearer_token()
+    given = bearer_token() if typed is None else typed
     if given is None:
         raise Unauthorized("创建游戏需要服务的管理员令牌")
     if not secrets.compare_digest(given.encode(), str(expected).encode()):
@@ -47,10 +49,8 @@ def _players(raw: list[Any]) -> list[dict[str, Any]]:
     """The players as stored: character names and aliases normalised (NFKC) and refused when
     they hold invisible characters, collide or are vote keywords (:mod:`game_rules.names`)."""
     players: list[dict[str, Any]] = []
-    for i, item in enumerate(raw):
+    for item in raw:
         entry = {"character": item} if isinstance(item, str) else dict(item)
-        if entry["character"] != entry["character"].strip():
-            raise BadRequest("角色名首尾不能有空格", path=f"$.players[{i}]")
         try:
             entry["character"] = normalise_name(entry["character"])
             entry["aliases"] = [normalise_name(a) for a in entry.get("aliases", [])]
@@ -125,16 +125,19 @@ def _insert_tokens(
     status=201,
     errors=(400, 401, 403, 413, 422),
     headers={
-        idempotency.HEADER: "Optional. A fresh random value (a UUID4; "
-        + idempotency.KEY_RULE
-        + ") that makes a retry safe: while the key is kept (at least 24 hours), the same key with "
-        "the same body answers "
-        "with the game the first request created (same id and tokens, 201, header "
-        "`Idempotent-Replayed: true`) instead of creating another; the same key with another "
-        "body is a 422. The tokens are random either way; for the replay the service keeps them "
-        "encrypted under its own secret key (BANSHA_SECRET_KEY), never derived from the key. "
-        "Whoever holds the key and the body can fetch the tokens again while the key is kept, "
-        "so do not share it."
+        idempotency.HEADER: Str(
+            pattern=idempotency.KEY_FORMAT.pattern,
+            description="Optional. A fresh random value (a UUID4; "
+            + idempotency.KEY_RULE
+            + ") that makes a retry safe: while the key is kept (at least 24 hours), the same key "
+            "with the same body answers "
+            "with the game the first request created (same id and tokens, 201, header "
+            "`Idempotent-Replayed: true`) instead of creating another; the same key with another "
+            "body is a 422. The tokens are random either way; for the replay the service keeps "
+            "them encrypted under its own secret key (BANSHA_SECRET_KEY), never derived from the "
+            "key. Whoever holds the key and the body can fetch the tokens again while the key is "
+            "kept, so keep the key as secret as the director token.",
+        )
     },
     response_headers={
         "Idempotent-Replayed": "`true` when this is the remembered answer to an earlier request "
@@ -148,8 +151,9 @@ def _insert_tokens(
     "player their own token; keep the director token. When the service is configured with an "
     "admin token (BANSHA_ADMIN_TOKEN), creating a game requires it as the bearer token.",
 )
-def create(body: dict[str, Any]) -> tuple[Response, int]:
-    scope = _check_admin()
+def create(body: dict[str, Any], admin_token: str | None = None) -> tuple[Response, int]:
+    # admin_token: only the console passes it (calling this view directly); HTTP uses the header.
+    scope = _check_admin(admin_token)
     key = idempotency.request_key()
     players = _players(body["players"])
     names = [p["character"] for p in players]

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Blueprint, request
+from flask import Blueprint, current_app, request
 
 from api.errors import BadRequest
 from api.schema import Field, SchemaError
@@ -27,9 +27,12 @@ ERROR_TEXT = {
     404: "Unknown game, suggestion or character",
     409: "Illegal in the current state; `rule` names the rule (nothing changed)",
     413: "Body or batch over the documented limit (nothing changed)",
+    414: "Request line (path and query) over MAX_URL_LENGTH (nothing changed)",
+    415: "Body not `application/json` (nothing changed)",
     422: "Idempotency-Key already used with a different body; `rule` is "
     "`idempotency_key_reused` (nothing changed)",
-    429: "Posting rate limit for this token reached (nothing changed)",
+    429: "Rate limit of this client reached (posts per token, new games or other writes per "
+    "client); `Retry-After` says when to try again (nothing changed)",
 }
 
 AUTH_TEXT = {
@@ -54,8 +57,8 @@ class Endpoint:
     status: int = 200
     errors: tuple[int, ...] = ()
     description: str = ""
-    query: dict[str, str] = field(default_factory=dict)
-    headers: dict[str, str] = field(default_factory=dict)
+    query: dict[str, str | Field] = field(default_factory=dict)
+    headers: dict[str, str | Field] = field(default_factory=dict)
     response_headers: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -67,9 +70,22 @@ class Endpoint:
 ENDPOINTS: list[Endpoint] = []
 
 
+def declared(rule: str, method: str) -> Endpoint | None:
+    """The declared endpoint for a Flask ``rule`` and ``method`` (None: not a JSON endpoint)."""
+    for spec in ENDPOINTS:
+        if spec.rule == rule and spec.method == method:
+            return spec
+    return None
+
+
 def read_json_body() -> Any:
     """Decode the request body as JSON, or raise :class:`BadRequest` saying why not."""
     raw = request.get_data(cache=True)
+    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    if request.content_length is None and limit and len(raw) >= limit:
+        # A body without Content-Length (chunked) is cut off at the limit without a word;
+        # reading on past it makes Werkzeug raise the 413 (api.errors words it).
+        request.stream.read(1)
     if not raw:
         raise BadRequest("请求正文为空，应为 JSON")
     try:
@@ -86,6 +102,19 @@ def read_json_body() -> Any:
         raise BadRequest("JSON 格式错误：数字位数过多") from exc
 
 
+def read_query(name: str, schema: Field, default: str | None = None) -> Any:
+    """The query parameter ``name`` validated by ``schema`` (the one the endpoint declares), or
+    ``default`` when absent; :class:`BadRequest` naming the parameter when it does not fit.
+    Call it after authentication: a stranger learns nothing from a 400."""
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    try:
+        return schema.validate(raw, name)
+    except SchemaError as exc:
+        raise BadRequest(f"{name} {exc.message}", path=name) from exc
+
+
 def endpoint(
     bp: Blueprint,
     method: str,
@@ -99,15 +128,17 @@ def endpoint(
     status: int = 200,
     errors: tuple[int, ...] = (),
     description: str = "",
-    query: dict[str, str] | None = None,
-    headers: dict[str, str] | None = None,
+    query: dict[str, str | Field] | None = None,
+    headers: dict[str, str | Field] | None = None,
     response_headers: dict[str, str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a view on ``bp`` and declare it for the OpenAPI document.
 
     With ``request_schema`` the decoded, validated body is passed to the view as ``body``.
-    ``query`` and ``headers`` document optional request parameters (name -> description),
-    ``response_headers`` the headers a success response may carry.
+    ``query`` and ``headers`` document optional request parameters (name -> description, or a
+    :class:`Field` for a query parameter the view validates), ``response_headers`` the headers a
+    success response may carry. Every write endpoint also answers 429 (rate limits), and every
+    endpoint with a body 413 and 415 (:mod:`api.guard`); the document says so without being told.
     """
     spec = Endpoint(
         method=method,
@@ -142,6 +173,16 @@ def endpoint(
     return decorate
 
 
+def _parameter(name: str, where: str, given: str | Field) -> dict[str, Any]:
+    """One optional query or header parameter of the document."""
+    if isinstance(given, Field):
+        schema = given.json_schema()
+        text = schema.pop("description", "")
+    else:
+        schema, text = {"type": "string"}, given
+    return {"name": name, "in": where, "required": False, "schema": schema, "description": text}
+
+
 def openapi_document(max_content_length: int | None = None) -> dict[str, Any]:
     """The OpenAPI 3.1 document for every declared endpoint."""
     paths: dict[str, dict[str, Any]] = {}
@@ -161,15 +202,9 @@ def openapi_document(max_content_length: int | None = None) -> dict[str, Any]:
             for name in re.findall(r"{(\w+)}", spec.path)
         ]
         params += [
-            {
-                "name": name,
-                "in": where,
-                "required": False,
-                "schema": {"type": "string"},
-                "description": text,
-            }
+            _parameter(name, where, given)
             for where, optional in (("query", spec.query), ("header", spec.headers))
-            for name, text in optional.items()
+            for name, given in optional.items()
         ]
         if params:
             operation["parameters"] = params
@@ -193,14 +228,27 @@ def openapi_document(max_content_length: int | None = None) -> dict[str, Any]:
                 for name, text in spec.response_headers.items()
             }
         operation["responses"][str(spec.status)] = ok
-        for status in spec.errors:
+        errors = set(spec.errors) | {414}
+        if spec.method != "GET":
+            errors.add(429)
+        if spec.request is not None:
+            errors |= {413, 415}
+        for status in sorted(errors):
             text = ERROR_TEXT[status]
             if status == 413 and max_content_length:
                 text += f" (limit: {max_content_length} bytes)"
-            operation["responses"][str(status)] = {
+            response: dict[str, Any] = {
                 "description": text,
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
             }
+            if status == 429:
+                response["headers"] = {
+                    "Retry-After": {
+                        "description": "seconds until the client's window starts again",
+                        "schema": {"type": "integer", "minimum": 1},
+                    }
+                }
+            operation["responses"][str(status)] = response
         paths.setdefault(spec.path, {})[spec.method.lower()] = operation
     return {
         "openapi": "3.1.0",
@@ -232,6 +280,7 @@ def openapi_document(max_content_length: int | None = None) -> dict[str, Any]:
                                 "message": {"type": "string"},
                                 "rule": {"type": "string"},
                                 "path": {"type": "string"},
+                                "retry_after": {"type": "integer", "minimum": 1},
                             },
                         }
                     },

@@ -1,4 +1,14 @@
-"""Posting rate limit per token, kept in the database so every worker shares one count.
+"""Rate limits per client, kept in the database so every worker shares one count.
+
+Three budgets (:class:`Budget`): posts per director token, new games and other writes per client
+(its token, else its address; :mod:`api.guard` names the client). Each is charged by
+:func:`charge`, in a short transaction of its own *before* the request does any work (screening,
+dealing, locking), so that a flood pays before it costs. A refused request (429) rolls its charge
+back; a request refused later (400, 404, 409) has spent its units, as the work it caused was done.
+
+Flask-Limiter was considered: it keeps its counters in memory, Redis, Memcached or MongoDB, none
+of which this service runs; an in-process limiter would let N workers accept N times the limit,
+and one more server to deploy only for counters is worse than one small table.
 
 A fixed window: the counter row ``(token, epoch // seconds)`` is incremented with one atomic
 ``INSERT ... ON CONFLICT DO UPDATE ... RETURNING`` inside the request's own transaction, so the
@@ -8,13 +18,16 @@ back) consumes nothing. An in-process limiter would let N workers accept N times
 
 from __future__ import annotations
 
+import hashlib
 import time
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from api.database import Database
 from api.errors import RateLimited
 from models.game import Game, Token
 from models.ratelimit import RateWindow
@@ -44,17 +57,64 @@ _UPSERT_READING_GAME = _upsert(sqlite.insert).returning(
 )
 
 
+class Budget(StrEnum):
+    """What a rate limit counts; the value keys the client's counter rows."""
+
+    POSTS = "posts"
+    GAMES = "games"
+    WRITES = "writes"
+
+
+#: what a client over each budget is told (``{allowed}``, ``{seconds}``, ``{retry}`` filled in)
+REFUSALS = {
+    Budget.POSTS: "提交帖子过于频繁：此令牌每{seconds}秒最多提交{allowed}条帖子，请{retry}秒后再试",
+    Budget.GAMES: "新建游戏过于频繁：每{seconds}秒最多新建{allowed}场游戏，请{retry}秒后再试",
+    Budget.WRITES: "请求过于频繁：每{seconds}秒最多{allowed}次写入请求，请{retry}秒后再试",
+}
+
+
+def counter_key(budget: Budget, client: str) -> str:
+    """The counter row's key for ``client`` (a token hash or ``addr:<address>``) in ``budget``.
+
+    Posts keep the bare token hash (the rows older versions wrote); the others are hashed with
+    their budget's name, so that budgets never share a row and no address is stored in clear.
+
+    >>> counter_key(Budget.POSTS, "ab" * 32) == "ab" * 32
+    True
+    >>> len(counter_key(Budget.GAMES, "addr:127.0.0.1"))
+    64
+    """
+    if budget is Budget.POSTS:
+        return client
+    return hashlib.sha256(f"{budget.value}|{client}".encode()).hexdigest()
+
+
+def charge(
+    database: Database, budget: Budget, client: str, cost: int, limit: tuple[int, int]
+) -> int:
+    """Charge ``cost`` units of ``budget`` to ``client`` in a transaction of its own, committed
+    before the request's work starts; raise :class:`RateLimited` (429, the charge rolled back)
+    past the limit. Returns the window's new count."""
+    with database.write_connection() as connection:
+        return consume(connection, counter_key(budget, client), cost, limit, budget=budget)
+
+
 def consume(
     session: Session | Connection,
     token_hash: str,
     cost: int,
     limit: tuple[int, int],
     now: float | None = None,
+    *,
+    budget: Budget = Budget.POSTS,
 ) -> int:
-    """Add ``cost`` posts to the token's current window; raise :class:`RateLimited` past the limit.
+    """Add ``cost`` units to the key's current window; raise :class:`RateLimited` past the limit.
 
-    Returns the window's new count.
+    Returns the window's new count. A ``cost`` of 0 (the units were charged before, see
+    :func:`charge`) runs nothing and returns 0.
     """
+    if cost == 0:
+        return 0
     now = time.time() if now is None else now
     window = int(now // limit[1])
     connection = session.connection() if isinstance(session, Session) else session
@@ -64,7 +124,7 @@ def consume(
             stmt, {"token_hash": token_hash, "window": window, "cost": cost}
         ).scalar_one()
     )
-    return settle(connection, token_hash, cost, limit, count, now)
+    return settle(connection, token_hash, cost, limit, count, now, budget=budget)
 
 
 def consume_reading_game(
@@ -92,9 +152,12 @@ def settle(
     limit: tuple[int, int],
     count: int,
     now: float,
+    *,
+    budget: Budget = Budget.POSTS,
 ) -> int:
     """The rest of :func:`consume` once the window holds ``count``: the token's old windows are
-    dropped on its first request of a window, and :class:`RateLimited` is raised past the limit."""
+    dropped on its first request of a window, and :class:`RateLimited` is raised past the limit
+    (never for a ``cost`` of 0: those units were charged, and admitted, before)."""
     allowed, seconds = limit
     window = int(now // seconds)
     if count == cost:
@@ -104,10 +167,10 @@ def settle(
                 RateWindow.token_hash == token_hash, RateWindow.window < window
             )
         )
-    if count > allowed:
+    if cost and count > allowed:
         retry = int(seconds - (now % seconds)) + 1
         raise RateLimited(
-            f"posting limit of {allowed} posts per {seconds} s reached for this token",
+            REFUSALS[budget].format(allowed=allowed, seconds=seconds, retry=retry),
             retry_after=retry,
         )
     return count

@@ -11,13 +11,14 @@ drift from what the service accepts.
 >>> s.validate({"n": 0})
 Traceback (most recent call last):
 ...
-api.schema.SchemaError: $.name: required field missing
+api.schema.SchemaError: $.name: 缺少必填字段
 >>> s.json_schema()["required"]
 ['name']
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -33,6 +34,10 @@ class SchemaError(ValueError):
         super().__init__(f"{path}: {message}")
         self.path = path
         self.message = message
+
+
+#: the JSON Schema pattern of text without NUL, the one character no database stores
+NO_NUL = "^[^\\u0000]*$"
 
 
 def _check_text(value: str, path: str) -> None:
@@ -121,6 +126,10 @@ class Str(Field):
     min_len: int = 0
     max_len: int | None = None
     enum: tuple[str, ...] = ()
+    #: a regular expression the whole value must match (in the dialect Python and JSON Schema share)
+    pattern: str = ""
+    #: what a value that does not match ``pattern`` is told
+    pattern_text: str = "格式不符"
 
     def _check(self, value: Any, path: str) -> Any:
         if not isinstance(value, str):
@@ -131,7 +140,10 @@ class Str(Field):
         if self.max_len is not None and len(value) > self.max_len:
             raise SchemaError(path, f"最多{self.max_len}个字符")
         if self.enum and value not in self.enum:
-            raise SchemaError(path, f"只能是以下之一：{', '.join(self.enum)}")
+            shown = value if len(value) <= 32 else value[:32] + "…"
+            raise SchemaError(path, f"不能是「{shown}」，只能是以下之一：{', '.join(self.enum)}")
+        if self.pattern and re.fullmatch(self.pattern, value) is None:
+            raise SchemaError(path, self.pattern_text)
         return value
 
     def _schema(self) -> dict[str, Any]:
@@ -142,6 +154,9 @@ class Str(Field):
             out["maxLength"] = self.max_len
         if self.enum:
             out["enum"] = list(self.enum)
+        # JSON Schema patterns are not anchored; without one of its own, a string still cannot
+        # hold NUL (see _check_text)
+        out["pattern"] = f"^(?:{self.pattern})$" if self.pattern else NO_NUL
         return out
 
 
@@ -168,7 +183,13 @@ class DateTimeStr(Field):
         return parsed
 
     def _schema(self) -> dict[str, Any]:
-        return {"type": "string", "format": "date-time"}
+        # The years 1970 to 9998 as a pattern can say them; the exact bounds are in UTC, so a
+        # time in the first or last hours of the range may still be refused for its offset.
+        return {
+            "type": "string",
+            "format": "date-time",
+            "pattern": "^(19[7-9][0-9]|[2-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-",
+        }
 
 
 @dataclass(frozen=True)
@@ -179,6 +200,8 @@ class Int(Field):
     maximum: int | None = None
 
     def _check(self, value: Any, path: str) -> Any:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # JSON Schema: 477.0 is the integer 477
         if isinstance(value, bool) or not isinstance(value, int):
             raise SchemaError(path, f"应为整数，实际为 {_type_name(value)}")
         if self.minimum is not None and value < self.minimum:
@@ -262,7 +285,11 @@ class Map(Field):
         return {k: self.values.validate(v, f"{path}.{k}") for k, v in value.items()}
 
     def _schema(self) -> dict[str, Any]:
-        return {"type": "object", "additionalProperties": self.values.json_schema()}
+        return {
+            "type": "object",
+            "propertyNames": {"pattern": NO_NUL},
+            "additionalProperties": self.values.json_schema(),
+        }
 
 
 @dataclass(frozen=True)
@@ -326,6 +353,12 @@ class OneOf(Field):
                 chosen.append(option)
         return chosen[0] if len(chosen) == 1 else None
 
+    def _by_type(self, value: Any) -> Field | None:
+        """The one alternative of the value's JSON type (a name, or an object), if only one is."""
+        kinds = {Str: str, Obj: dict, Map: dict, Arr: list}
+        fitting = [o for o in self.options if isinstance(value, kinds.get(type(o), object))]
+        return fitting[0] if len(fitting) == 1 else None
+
     def _tag_values(self) -> list[str]:
         out: list[str] = []
         for option in self.options:
@@ -335,7 +368,7 @@ class OneOf(Field):
         return out
 
     def _check(self, value: Any, path: str) -> Any:
-        routed = self._route(value)
+        routed = self._route(value) or self._by_type(value)
         if routed is not None:
             return routed.validate(value, path)
         tags = self._tag_values()

@@ -16,8 +16,22 @@ from api.schema import (
     OneOf,
     Str,
 )
+from game_rules.params import available_ruleset_files
+from game_rules.penalties import KNOWN_CATEGORIES
 
 NAME = Str(min_len=1, max_len=64)
+#: whitespace as Python's str.strip() sees it, in escapes Python and JSON Schema both read
+_SPACE = (
+    r"\t\n\u000b\u000c\r\u001c-\u0020\u0085\u00a0"
+    r"\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+#: a character's name as a new game declares it: no space at either end
+CHARACTER = Str(
+    min_len=1,
+    max_len=64,
+    pattern=rf"[^{_SPACE}\u0000](?:[^\u0000]*[^{_SPACE}\u0000])?",
+    pattern_text="角色名首尾不能有空格",
+)
 COLOUR = Str(enum=("green", "blue", "yellow", "red"))
 CARD_COLOUR = Str(enum=("blue", "yellow", "red"))
 THREAD = Str(
@@ -27,10 +41,10 @@ THREAD = Str(
 
 PLAYER = OneOf(
     (
-        NAME,
+        CHARACTER,
         Obj(
             {
-                "character": NAME,
+                "character": CHARACTER,
                 "player": Str(min_len=1, max_len=64, description="forum account playing it"),
                 "aliases": Arr(NAME, max_items=16, description="other names votes may use"),
             },
@@ -41,7 +55,10 @@ PLAYER = OneOf(
 
 CREATE_GAME = Obj(
     {
-        "ruleset": Str(min_len=1, max_len=32, description="m08, m72, wa004 (or a variant file)"),
+        "ruleset": Str(
+            enum=tuple(available_ruleset_files()),
+            description="m08, m72, wa004, or a variant (a file in game_rules/rulesets/)",
+        ),
         "players": Arr(PLAYER, min_items=1, max_items=64, description="characters, seating order"),
         "seed": Str(
             min_len=1,
@@ -315,7 +332,8 @@ MANUAL_CARD = Obj(
         "character": NAME,
         "colour": CARD_COLOUR,
         "category": Str(
-            min_len=1, max_len=32, description="e.g. collusion 串号, cheating 作弊, other"
+            enum=tuple(sorted(KNOWN_CATEGORIES)),
+            description="e.g. multi_account 串号, cheating 作弊, other",
         ),
         "reason": Str(min_len=1, max_len=2000),
         "faction_lost": Bool(),

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, jsonify
 from sqlalchemy import select
 
 from api import schemas
 from api.auth import DIRECTOR, identify, require
 from api.database import db
-from api.errors import BadRequest, NotFound
+from api.errors import NotFound
 from api.locking import locked_game
-from api.openapi import endpoint
+from api.openapi import endpoint, read_query
 from api.payloads import suggestion_json
 from api.rulings import decide, find_suggestion
+from api.schema import Str
 from api.store import get_game
 from models.cards import Decision, Suggestion
 from models.posts import Post
@@ -22,6 +23,8 @@ from models.posts import Post
 bp = Blueprint("suggestions", __name__)
 
 STATUSES = ("pending", "decided", "all")
+STATUS = Str(enum=STATUSES, description="pending (default), decided or all")
+CHARACTER = Str(description="only this character")
 
 
 @endpoint(
@@ -33,17 +36,16 @@ STATUSES = ("pending", "decided", "all")
     tag="suggestions",
     response=schemas.SUGGESTIONS_RESPONSE,
     errors=(400, 401, 403, 404),
-    query={"status": "pending (default), decided or all", "character": "only this character"},
+    query={"status": STATUS, "character": CHARACTER},
 )
 def list_suggestions(game_id: str) -> Response:
-    status = request.args.get("status", "pending")
-    if status not in STATUSES:
-        raise BadRequest(f"status 只能是以下之一：{', '.join(STATUSES)}", path="status")
-    character = request.args.get("character")
     with db().read() as session:
         caller = identify(session)
         get_game(session, game_id)
         require(caller, game_id, DIRECTOR)
+        # Validated after authentication: a stranger learns nothing from a 400.
+        status = read_query("status", STATUS, "pending")
+        character = read_query("character", CHARACTER)
         query = (
             select(Suggestion, Post, Decision)
             .outerjoin(Post, Post.id == Suggestion.post_id)

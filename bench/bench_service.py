@@ -241,6 +241,7 @@ def measure(classifier: bool = False) -> dict[str, dict[str, Any]]:
     upgrade(url)
     port = _free_port()
     env = {**os.environ, "DATABASE_URL": url, "BANSHA_RATE_LIMIT": "1000000000/60"}
+    env["BANSHA_RATE_LIMIT_GAMES"] = env["BANSHA_RATE_LIMIT_WRITES"] = "1000000000/60"
     env["BANSHA_CLASSIFIER"] = "1" if classifier else "0"
     model = model_path()
     if model is not None:

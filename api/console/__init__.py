@@ -62,8 +62,11 @@ def _console_error(exc: ConsoleError) -> tuple[str, int]:
 
 
 @console_bp.errorhandler(ApiError)
-def _api_error(exc: ApiError) -> tuple[str, int]:
-    return render_template("console/error.html", game=None, message=exc.message), exc.status
+def _api_error(exc: ApiError) -> tuple[str, int, dict[str, str]]:
+    page = render_template("console/error.html", game=None, message=exc.message)
+    # a rate limit's answer says when to come back, as the API's does
+    retry = exc.extra.get("retry_after")
+    return page, exc.status, {"Retry-After": str(retry)} if retry is not None else {}
 
 
 @console_bp.errorhandler(HTTPException)

@@ -85,6 +85,8 @@ def make_app(db_path: Path) -> Any:
             "USE_CLASSIFIER": False,
             "SECRET_KEY": secrets.token_hex(16),
             "RATE_LIMIT_POSTS": (100_000, 60),
+            "RATE_LIMIT_GAMES": (100_000, 60),
+            "RATE_LIMIT_WRITES": (100_000, 60),
         }
     )
 

@@ -171,8 +171,10 @@ def ruleset_choices() -> list[dict[str, Any]]:
     ]
 
 
-def create_game(body: dict[str, Any]) -> CreatedGame:
-    """Create a game through the service's own ``POST /api/games`` view; errors are messages."""
+def create_game(body: dict[str, Any], admin_token: str | None = None) -> CreatedGame:
+    """Create a game through the service's own ``POST /api/games`` view; errors are messages.
+
+    ``admin_token`` is what the director typed when the service has an admin token."""
     from api import games
 
     try:
@@ -183,7 +185,7 @@ def create_game(body: dict[str, Any]) -> CreatedGame:
     if view is None:  # pragma: no cover - the service's view lost its undecorated form
         raise ConsoleError("服务缺少建局函数")
     try:
-        returned = view(body=valid)
+        returned = view(body=valid, admin_token=admin_token)
     except ApiError as exc:
         raise ConsoleError(api_message(exc)) from exc
     response = returned[0] if isinstance(returned, tuple) else returned

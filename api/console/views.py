@@ -15,6 +15,7 @@ from typing import Any
 from flask import (
     Blueprint,
     Response,
+    current_app,
     flash,
     redirect,
     render_template,
@@ -115,17 +116,26 @@ def new_game() -> BaseResponse | str | tuple[str, int]:
         "players": request.form.get("players", ""),
         "seed": request.form.get("seed", ""),
     }
+    # With an admin token configured, creating a game needs it: the form asks for it (never
+    # echoes it back) and the service's own check compares it.
+    needs_admin = bool(current_app.config.get("ADMIN_TOKEN"))
+
+    def page() -> str:
+        return render_template(
+            "console/new_game.html", game=None, choices=choices, form=form, needs_admin=needs_admin
+        )
+
     if request.method == "GET":
-        return render_template("console/new_game.html", game=None, choices=choices, form=form)
+        return page()
+    admin_token = request.form.get("admin_token", "").strip() if needs_admin else None
     try:
+        if needs_admin and not admin_token:
+            raise FormInputError("本服务设置了管理员令牌：新建游戏须填写管理员令牌")
         body = new_game_body(form["ruleset"], form["players"], form["seed"])
-        created = service.create_game(body)
+        created = service.create_game(body, admin_token=admin_token)
     except (FormInputError, ConsoleError) as exc:
         flash(str(exc) if isinstance(exc, FormInputError) else exc.message, "error")
-        return (
-            render_template("console/new_game.html", game=None, choices=choices, form=form),
-            400,
-        )
+        return page(), 400
     log_in(created.director_token, request.form.get("name", ""))
     # Rendered directly (not redirected): the tokens are shown this once and never stored.
     return render_template("console/created.html", game=None, created=created)

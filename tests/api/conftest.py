@@ -50,6 +50,8 @@ M72_ROLES = dict(
 #: every test service shares one SECRET_KEY, as a deployment's workers share BANSHA_SECRET_KEY
 SERVICE_CONFIG: dict[str, Any] = {
     "RATE_LIMIT_POSTS": (100_000, 60),
+    "RATE_LIMIT_GAMES": (100_000, 60),
+    "RATE_LIMIT_WRITES": (100_000, 60),
     "USE_CLASSIFIER": False,
     "SECRET_KEY": "api-test-secret",
 }

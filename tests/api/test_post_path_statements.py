@@ -1,8 +1,9 @@
 """The single-post path's statements, and the answers it owes in order: 404, 401, then 429.
 
-On SQLite the rate-limit upsert also reads the game's version and the token's revocation (one
-statement instead of two); on PostgreSQL the share lock comes first and the count last. Either way
-a refused post changes nothing: no post stored, no rate-limit unit spent.
+The post is charged to its token's rate limit first, in a transaction of its own, before it is
+screened. Then, on SQLite, one upsert (adding nothing) reads the game's version and the token's
+revocation; on PostgreSQL the share lock does. A post refused with 429 changes nothing: no post
+stored, no rate-limit unit spent.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 from flask import Flask
 from sqlalchemy import text
 
-from api.auth import DIRECTOR
+from api.auth import DIRECTOR, hash_token
 from api.store import lock_game
 from api.tokens import revoke_live
 from models.types import utcnow
@@ -29,11 +30,15 @@ def _post(forum_id: str, body: str = "站边软件5") -> dict[str, Any]:
     }
 
 
-def _stored(app: Flask) -> tuple[list[str], int]:
-    """Forum ids stored, and rate-limit units spent by every token."""
+def _stored(app: Flask, auth: dict[str, str]) -> tuple[list[str], int]:
+    """Forum ids stored, and posting units spent by the token in ``auth``."""
+    digest = hash_token(auth["Authorization"].removeprefix("Bearer "))
     with app.extensions["bansha_db"].read() as session:
         ids = session.execute(text("SELECT forum_post_id FROM posts ORDER BY id")).scalars()
-        spent = session.execute(text("SELECT coalesce(sum(count), 0) FROM rate_windows")).scalar()
+        spent = session.execute(
+            text("SELECT coalesce(sum(count), 0) FROM rate_windows WHERE token_hash = :h"),
+            {"h": digest},
+        ).scalar()
         return list(ids), int(spent or 0)
 
 
@@ -48,17 +53,17 @@ def test_a_clean_post_runs_the_fewest_statements_in_lock_order(
         r = client.post(f"/api/games/{gid}/posts", json=_post("clean-1"), headers=auth)
     assert r.status_code == 200 and r.get_json()["duplicate"] is False
     if database.is_sqlite:
-        begin, counted, stored = seen
-        assert begin == "BEGIN IMMEDIATE"
-        assert counted.startswith("INSERT INTO RATE_WINDOWS") and "RETURNING" in counted
-        assert "FROM GAMES" in counted and "FROM TOKENS" in counted
+        begin, charged, begin_again, read, stored = seen
+        assert begin == begin_again == "BEGIN IMMEDIATE"
+        assert read.startswith("INSERT INTO RATE_WINDOWS") and "RETURNING" in read
+        assert "FROM GAMES" in read and "FROM TOKENS" in read
     else:
-        locked, stored, counted = seen
+        charged, locked, stored = seen
         assert locked.startswith("SELECT GAMES.VERSION") and "FOR SHARE" in locked
         assert "FROM TOKENS" in locked
-        assert counted.startswith("INSERT INTO RATE_WINDOWS")
+    assert charged.startswith("INSERT INTO RATE_WINDOWS") and "FROM GAMES" not in charged
     assert stored.startswith("INSERT INTO POSTS") and "ON CONFLICT" in stored
-    assert _stored(any_app) == (["warm", "clean-1"], 2)
+    assert _stored(any_app, auth) == (["warm", "clean-1"], 2)
 
 
 def test_a_post_over_the_rate_limit_is_refused_and_stores_nothing(
@@ -73,7 +78,7 @@ def test_a_post_over_the_rate_limit_is_refused_and_stores_nothing(
     assert refused.status_code == 429
     assert refused.get_json()["error"]["code"] == "rate_limited"
     assert int(refused.headers["Retry-After"]) > 0
-    assert _stored(app) == (["p0", "p1"], 2)  # neither the post nor a unit spent
+    assert _stored(app, auth) == (["p0", "p1"], 2)  # neither the post nor a unit spent
     queue = client.get(f"/api/games/{gid}/suggestions", headers=auth).get_json()
     assert queue["suggestions"] == []  # the offending post left no suggestion either
 
@@ -92,4 +97,4 @@ def test_a_revoked_token_at_its_limit_is_told_it_is_revoked(
     refused = client.post(url, json=_post("p1"), headers=auth)
     assert refused.status_code == 401  # not 429, though the limit is reached as well
     assert refused.get_json()["error"]["code"] == "token_revoked"
-    assert _stored(app) == (["p0"], 1)
+    assert _stored(app, auth) == (["p0"], 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from html import unescape
 from pathlib import Path
 from typing import Any
@@ -45,8 +45,16 @@ def app_config(db_url: str) -> dict[str, Any]:
         "TESTING": True,
         "SECRET_KEY": "console-test-secret",
         "RATE_LIMIT_POSTS": (100_000, 60),
+        "RATE_LIMIT_GAMES": (100_000, 60),
+        "RATE_LIMIT_WRITES": (100_000, 60),
         "USE_CLASSIFIER": False,
     }
+
+
+@pytest.fixture
+def console_config() -> Callable[[str], dict[str, Any]]:
+    """:func:`app_config`, for test modules that build an app of their own."""
+    return app_config
 
 
 @pytest.fixture

@@ -58,6 +58,8 @@ def server(chromium: str, tmp_path: Path, template_db: Path) -> Iterator[str]:
             "SECRET_KEY": "browser-test",
             "USE_CLASSIFIER": False,
             "RATE_LIMIT_POSTS": (100_000, 60),
+            "RATE_LIMIT_GAMES": (100_000, 60),
+            "RATE_LIMIT_WRITES": (100_000, 60),
         }
     )
     with LiveServer(app) as live:
