@@ -49,7 +49,7 @@ def _players(raw: list[Any]) -> list[dict[str, Any]]:
     """The players as stored: character names and aliases normalised (NFKC) and refused when
     they hold invisible characters, collide or are vote keywords (:mod:`game_rules.names`)."""
     players: list[dict[str, Any]] = []
-    for item in raw:
+    for i, item in enumerate(raw):
         entry = {"character": item} if isinstance(item, str) else dict(item)
         try:
             entry["character"] = normalise_name(entry["character"])
