@@ -7,7 +7,8 @@ screener knows a quoted oath is not the poster's), images become ``[img]``, emot
 post as edited; scripts, hover menus, signatures and ads are left out.
 
 >>> from bs4 import BeautifulSoup
->>> cell = BeautifulSoup('<td>投票对象：微信<br/>理由：<b>划水</b><img src="a.jpg"/></td>', "lxml").td
+>>> html = '<td>投票对象：微信<br/>理由：<b>划水</b><img src="a.jpg"/></td>'
+>>> cell = BeautifulSoup(html, "lxml").td
 >>> convert(cell).text
 '投票对象：微信\\n理由：划水[img]'
 """
@@ -150,7 +151,9 @@ def convert(node: Tag) -> Converted:
 def convert_html(fragment: str) -> Converted:
     """:func:`convert` for an HTML fragment (the mobile API's ``message``).
 
-    >>> convert_html('<div class="quote"><blockquote>甲 发表于 2026-11-29 20:01<br/>投票对象：乙</blockquote></div>改票对象：丙').text
+    >>> quote = '<div class="quote"><blockquote>甲 发表于 2026-11-29 20:01<br/>投票对象：乙'
+    >>> quote += '</blockquote></div>'
+    >>> convert_html(quote + "改票对象：丙").text
     '[quote]甲 发表于 2026-11-29 20:01\\n投票对象：乙[/quote]\\n改票对象：丙'
     """
     soup = BeautifulSoup(f"<div>{fragment}</div>", "lxml")
