@@ -4,7 +4,7 @@ Each subcommand lives next to the code it drives; this module only knows where. 
 that ``bansha replay`` never pays for loading scikit-learn or Flask.
 
 >>> sorted(SUBCOMMANDS)
-['db', 'replay', 'screen', 'serve', 'token', 'train']
+['db', 'follow', 'import', 'replay', 'screen', 'serve', 'token', 'train']
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": ("api.cli", "serve_main", "run the referee web service"),
     "db": ("api.cli", "db_main", "manage the database schema (upgrade)"),
     "token": ("api.cli", "token_main", "rotate a game's director token, list a game's tokens"),
+    "import": ("api.intake_cli", "import_main", "import a saved Tieba / Discuz! thread page"),
+    "follow": ("forum.cli", "follow_main", "follow a Discuz! thread and submit its new posts"),
 }
 
 

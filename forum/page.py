@@ -42,6 +42,18 @@ def decode_page(data: bytes) -> str:
         codecs.lookup(name)
     except LookupError:
         raise ForumPageError("bad_encoding", f"页面声明了不认识的编码：{declared}") from None
+    if name == "gb18030" and not data.isascii():
+        # GB18030 decodes almost any bytes, so a UTF-8 page declared GBK would come out as
+        # mojibake; real GBK text with Chinese in it is practically never valid UTF-8.
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+        else:
+            raise ForumPageError(
+                "bad_encoding",
+                f"页面声明的编码是 {declared}，内容却是 UTF-8：请用浏览器重新「另存为」网页后再导入",
+            )
     try:
         return data.decode(name)
     except UnicodeDecodeError as exc:
