@@ -52,7 +52,8 @@ def decode_page(data: bytes) -> str:
         else:
             raise ForumPageError(
                 "bad_encoding",
-                f"页面声明的编码是 {declared}，内容却是 UTF-8：请用浏览器重新「另存为」网页后再导入",
+                f"页面声明的编码是 {declared}，内容却是 UTF-8："
+                "请用浏览器重新「另存为」网页后再导入",
             )
     try:
         return data.decode(name)

@@ -24,8 +24,10 @@ def test_import_adds_mapped_posts_and_lists_unknown_accounts(
 ) -> None:
     report = run_import(app, game, "tieba_vote_p1.html", "vote")
     added = [(r["forum_post_id"], r["author"]) for r in report.added]
-    assert added == [("140000002", "微信"), ("140000003", "支付宝"), ("140000004", "淘宝"),
-                     ("150000001", "淘宝"), ("150000002", "微信"), ("140000006", "抖音")]  # fmt: skip
+    assert added == [
+        ("140000002", "微信"), ("140000003", "支付宝"), ("140000004", "淘宝"),
+        ("150000001", "淘宝"), ("150000002", "微信"), ("140000006", "抖音"),
+    ]  # fmt: skip
     # the director's account and a 小号 play no character: listed, not guessed
     assert report.unmapped == {"版杀导演君": 1, "抖音小号233": 1}
     assert report.deleted_floors == (5,)

@@ -43,7 +43,9 @@ def test_tieba_lzl_reply_answers_its_floor_and_keeps_the_reply_as_a_quote() -> N
     assert change.floor is None and change.reply_floor == 4
     assert change.reply_to == "140000004"  # the floor's own post id: 改票 replies to the vote
     assert change.author == "淘宝"
-    assert change.body == "[quote]回复 淘宝：[/quote]改票对象：微信\n改票理由：听了二楼的分析改主意了"
+    assert change.body == (
+        "[quote]回复 淘宝：[/quote]改票对象：微信\n改票理由：听了二楼的分析改主意了"
+    )
     assert change.posted_at == datetime(2026, 11, 29, 20, 40, tzinfo=BEIJING)
     order = [p.forum_post_id for p in read_page(fixture("tieba_vote_p1.html")).posts]
     assert order.index("150000001") == order.index("140000004") + 1
