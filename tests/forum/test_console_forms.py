@@ -43,8 +43,11 @@ def test_upload_shows_added_existing_and_unmapped_then_maps(
     assert 'id="added-count">0<' in again and 'id="already-count">4<' in again
     mapped = client.post(
         "/forum/map",
-        data={"csrf_token": csrf(client, "/forum/import"), "account": "版杀导演",
-              "character": "网易云"},  # fmt: skip
+        data={
+            "csrf_token": csrf(client, "/forum/import"),
+            "account": "版杀导演",
+            "character": "网易云",
+        },
     )
     assert mapped.status_code == 302
     third = upload(client, "discuz_discussion_p1.html", "discussion").get_data(as_text=True)
@@ -98,7 +101,8 @@ def test_paste_without_time_is_refused(client: FlaskClient, game: dict[str, Any]
 def test_roster_needs_the_director_token(client: FlaskClient, game: dict[str, Any]) -> None:
     assert client.get(f"/forum/api/{game['id']}/roster").status_code == 401
     token = game["player_tokens"]["微信"]
-    bad = client.get(f"/forum/api/{game['id']}/roster", headers={"Authorization": f"Bearer {token}"})
+    roster = f"/forum/api/{game['id']}/roster"
+    bad = client.get(roster, headers={"Authorization": f"Bearer {token}"})
     assert bad.status_code == 403
     ok = client.get(
         f"/forum/api/{game['id']}/roster",
