@@ -219,12 +219,14 @@ def parse_mobile(answer: Mapping[str, Any]) -> ThreadPage:
                     reply_floor=floor,
                 )
             )
+    ppp = str(variables.get("ppp") or "")
     return ThreadPage(
         Site.DISCUZ,
         str(thread.get("tid") or ""),
         str(thread.get("subject") or ""),
         0,
         tuple(posts),
+        per_page=int(ppp) if ppp.isdigit() else 0,
     )
 
 

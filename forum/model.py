@@ -46,3 +46,5 @@ class ThreadPage:
     posts: tuple[ForumPost, ...]
     #: floors shown as deleted (删除/屏蔽) on the page: nothing to import, listed for the director
     deleted_floors: tuple[int, ...] = field(default=())
+    #: posts per page (the mobile API's ``ppp``; 0 when unknown)
+    per_page: int = 0
