@@ -9,6 +9,7 @@ is public: it holds the service's address and the game id, never a token.
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,7 @@ from forum.page import MAX_PAGE_BYTES, read_page
 from forum.times import DEFAULT_ZONE, zone
 
 bp = Blueprint("intake", __name__, template_folder="templates")
+_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
 USERSCRIPT = Path(__file__).with_name("userscript") / "bansha.user.js"
 
 
@@ -215,10 +217,14 @@ def userscript() -> Response:
     """The userscript with this service's address and the game filled in (no token, ever)."""
     director = current_director()
     game_id = request.args.get("game") or (director.game_id if director else "")
+    if not _GAME_ID.fullmatch(game_id):
+        game_id = ""  # only a plausible id is written into the script
     script = USERSCRIPT.read_text(encoding="utf-8")
     service_url = request.host_url.rstrip("/")
-    filled = script.replace("__BANSHA_SERVICE__", json.dumps(service_url)[1:-1]).replace(
-        "__BANSHA_GAME__", json.dumps(game_id)[1:-1]
+    filled = (
+        script.replace("__BANSHA_SERVICE__", json.dumps(service_url)[1:-1])
+        .replace("__BANSHA_GAME__", json.dumps(game_id)[1:-1])
+        .replace("__BANSHA_CONNECT__", request.host.split(":")[0])
     )
     response = Response(filled, mimetype="text/javascript")
     response.headers["Cache-Control"] = "no-store"
