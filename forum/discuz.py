@@ -135,7 +135,8 @@ def parse_page(soup: BeautifulSoup, zone_name: str = DEFAULT_ZONE) -> ThreadPage
     tid, page = _thread_and_page(soup)
     posts: list[ForumPost] = []
     deleted: list[int] = []
-    for node in postlist.find_all("div", id=_PID, recursive=False):
+    # Themes may wrap floors (comiis_viewbox...): every div#post_PID under #postlist is a floor.
+    for node in postlist.find_all("div", id=_PID):
         pid = _PID.match(str(node["id"])).group(1)  # type: ignore[union-attr]
         number = node.find(id=f"postnum{pid}")
         if number is None:  # a deleted floor's number has no id: <strong><a><em>N</em>#</a>

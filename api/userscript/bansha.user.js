@@ -128,7 +128,7 @@
 
   function discuzPosts() {
     const posts = [];
-    for (const node of document.querySelectorAll("#postlist > div[id^='post_']")) {
+    for (const node of document.querySelectorAll("#postlist div[id^='post_']")) {
       const pid = node.id.slice(5);
       if (!/^\d+$/.test(pid)) continue;
       const message = document.getElementById("postmessage_" + pid);
