@@ -177,3 +177,27 @@ def test_the_state_file_is_written_atomically(tmp_path: Path) -> None:
     assert json.loads(path.read_text())["last_pid"] == 41
     assert not (tmp_path / "state.json.tmp").exists()
     assert FollowState.load(path) == FollowState(page=3, last_pid=41, comments=["cmt-1-a"])
+
+
+def test_a_failed_submission_is_retried_not_lost(
+    app: Flask, forum: StandIn, referee: str, game: dict[str, Any], tmp_path: Path
+) -> None:
+    from forum.follower import FollowError, http_json
+
+    failures = iter([True])
+
+    def flaky(url: str, **kwargs: Any) -> Any:
+        # the referee's connection drops on the first submission (a real network failure mode)
+        if url.endswith("/posts") and next(failures, False):
+            raise FollowError("无法连接裁判服务")
+        return http_json(url, **kwargs)
+
+    forum.script[1] = [ok("mobile_p1.json")]
+    state = tmp_path / "follow.json"
+    sleeps: list[float] = []
+    one = follower(forum, referee, game, state, sleeps)
+    one.fetch = flaky
+    assert one.run(max_steps=2) == 0
+    assert sleeps[0] == 5  # backed off once
+    ids = [p["forum_post_id"] for p in stored_posts(app.test_client(), game)]
+    assert ids == ["40002", "40003"]

@@ -80,9 +80,9 @@ def test_screening_findings_and_suggestions_as_for_api_posts(
 def test_a_refused_post_leaves_the_whole_page_unimported(
     app: Flask, client: FlaskClient, game: dict[str, Any]
 ) -> None:
-    app.config["MAX_POST_CHARS"] = 20  # floor 2's text is longer
+    app.config["MAX_POST_CHARS"] = 50  # floor 2 fits, floor 3 (a quote and a reply) does not
     with pytest.raises(IntakeError, match="超过上限"):
-        run_import(app, game, "tieba_vote_p1.html", "vote")
+        run_import(app, game, "discuz_discussion_p1.html", "discussion")
     assert stored_posts(client, game) == []
 
 
@@ -125,3 +125,15 @@ def test_an_m72_day_imported_from_pages_tallies_as_the_same_votes_through_the_ap
     imported, announced = tally(app, game["id"])
     assert imported == {"支付宝": 3, "微信": 3}
     assert (imported, announced) == tally(app, twin["id"])
+
+
+def test_an_account_naming_two_characters_is_listed_never_guessed(
+    app: Flask, client: FlaskClient
+) -> None:
+    players = [{"character": n, "aliases": ["高德"]} if n == "滴滴" else n
+               for n in players_with()]  # fmt: skip
+    body = {"ruleset": "m72", "players": players, "roles": M72_ROLES, "seed": "forum"}
+    game = client.post("/api/games", json=body).get_json()
+    report = run_import(app, game, "tieba_discussion.html", "discussion")
+    assert "高德" in report.unmapped and report.ambiguous == {"高德"}
+    assert "高德" not in {p["author"] for p in stored_posts(client, game)}
