@@ -8,6 +8,7 @@ Chinese message: too large, not HTML, a wrong or undeclared encoding, a truncate
 from __future__ import annotations
 
 import codecs
+import re
 
 from bs4 import BeautifulSoup
 from bs4.dammit import EncodingDetector
@@ -17,6 +18,7 @@ from forum.errors import ForumPageError
 from forum.model import ThreadPage
 from forum.times import DEFAULT_ZONE, zone
 
+_HAN = re.compile(r"[\u4e00-\u9fff]")
 #: a saved thread page is a few hundred KB; far beyond this it is not one
 MAX_PAGE_BYTES = 8 * 1024 * 1024
 
@@ -44,12 +46,13 @@ def decode_page(data: bytes) -> str:
         raise ForumPageError("bad_encoding", f"页面声明了不认识的编码：{declared}") from None
     if name == "gb18030" and not data.isascii():
         # GB18030 decodes almost any bytes, so a UTF-8 page declared GBK would come out as
-        # mojibake; real GBK text with Chinese in it is practically never valid UTF-8.
+        # mojibake. GBK bytes are at times valid UTF-8 too, but then they read as Latin or Greek
+        # letters, practically never as Chinese: Chinese read as UTF-8 means UTF-8.
         try:
-            data.decode("utf-8")
+            as_utf8 = data.decode("utf-8")
         except UnicodeDecodeError:
-            pass
-        else:
+            as_utf8 = ""
+        if _HAN.search(as_utf8):
             raise ForumPageError(
                 "bad_encoding",
                 f"页面声明的编码是 {declared}，内容却是 UTF-8："
