@@ -17,6 +17,7 @@ from typing import Any
 from flask import (
     Blueprint,
     Response,
+    current_app,
     flash,
     jsonify,
     redirect,
@@ -60,6 +61,15 @@ def _check_csrf() -> tuple[str, int] | None:
         message = "表单校验失败（缺少或过期的CSRF令牌），请刷新页面后重试"
         return render_template("console/error.html", game=None, message=message), 400
     return None
+
+
+@bp.errorhandler(413)
+def _too_large(_exc: Exception) -> tuple[str, int]:
+    limit = (current_app.config.get("MAX_CONTENT_LENGTH") or 0) // 1024 // 1024
+    message = (
+        f"上传的文件超过 {limit} MB：这不像是一页帖子（请只保存帖子的一页），未导入任何帖子"
+    )
+    return render_template("console/error.html", game=None, message=message), 413
 
 
 @bp.after_request

@@ -109,3 +109,12 @@ def test_roster_needs_the_director_token(client: FlaskClient, game: dict[str, An
         headers={"Authorization": f"Bearer {game['director_token']}"},
     ).get_json()
     assert ok["day"] == 1 and ok["accounts"]["weibo_2026"] == "微博"
+
+
+def test_a_20_mb_upload_is_refused_in_chinese(client: FlaskClient, game: dict[str, Any]) -> None:
+    login(client, game["director_token"])
+    huge = b"<html>" + b"x" * (20 * 1024 * 1024) + b"</html>"
+    response = upload(client, "huge.html", "vote", huge)
+    assert response.status_code == 413
+    assert "这不像是一页帖子" in response.get_data(as_text=True)
+    assert stored_posts(client, game) == []

@@ -72,6 +72,60 @@ def forum_site() -> Iterator[str]:
     server.shutdown()
 
 
+@pytest.fixture
+def browser_page(chromium: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        page = browser.new_page()
+        page.set_default_timeout(60_000)
+        yield page
+        browser.close()
+
+
+def gm_request(method: str, url: str, headers: dict[str, str], data: str | None) -> Any:
+    """The userscript manager's side of GM_xmlhttpRequest: a plain HTTP request, no CORS."""
+    request = urllib.request.Request(
+        url, data=data.encode() if data else None, method=method, headers=headers
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return {"status": response.status, "responseText": response.read().decode()}
+    except urllib.error.HTTPError as exc:
+        return {"status": exc.code, "responseText": exc.read().decode()}
+
+
+def test_userscript_on_a_discuz_thread(
+    browser_page: Any, app: Flask, referee: str, forum_site: str, game: dict[str, Any]
+) -> None:
+    page = browser_page
+    userscript = (
+        urllib.request.urlopen(f"{referee}/userscript/bansha.user.js?game={game['id']}")
+        .read()
+        .decode()
+    )
+    page.expose_function("__banshaRequest", gm_request)
+    page.goto(f"{forum_site}/discuz_discussion_p1.html")
+    page.add_script_tag(content=GM_SHIM + userscript)
+    page.fill("#bansha-token", game["director_token"])
+    page.click("#bansha-save-token")
+    page.click("#bansha-send")
+    page.wait_for_function(
+        "document.getElementById('bansha-status').textContent.includes('新收到')"
+    )
+    assert page.text_content("#bansha-status") == "提交 3 帖，新收到 3 帖。"
+    results = page.locator("#bansha-results li").all_text_contents()
+    assert "1楼 版杀导演：未对应角色（请在控制台映射账号）" in results
+    assert "2楼 微信：已收到，0 项发现" in results
+    assert any(r.startswith("5楼 抖音：已收到，") and "0 项" not in r for r in results)
+    posts = {p["forum_post_id"]: p for p in stored_posts(app.test_client(), game)}
+    assert sorted(posts) == ["30002", "30003", "30005"]  # the deleted floor 4 is not invented
+    assert posts["30003"]["body"].startswith("[quote]微信 发表于 2026-11-29 19:40")
+    assert posts["30005"]["body"].startswith("本帖最后由 抖音 于 2026-11-29 20:03 编辑")
+    assert "签名" not in "".join(p["body"] for p in posts.values())
+
+
 def test_userscript_sends_the_shown_posts_once_and_shows_their_findings(
     chromium: str, app: Flask, referee: str, forum_site: str, game: dict[str, Any]
 ) -> None:
@@ -83,22 +137,15 @@ def test_userscript_sends_the_shown_posts_once_and_shows_their_findings(
     assert game["director_token"] not in userscript
     requested: list[tuple[str, str, bool]] = []
 
-    def gm_request(method: str, url: str, headers: dict[str, str], data: str | None) -> Any:
+    def recorded(method: str, url: str, headers: dict[str, str], data: str | None) -> Any:
         requested.append((method, url, "Authorization" in headers))
-        request = urllib.request.Request(
-            url, data=data.encode() if data else None, method=method, headers=headers
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=60) as response:
-                return {"status": response.status, "responseText": response.read().decode()}
-        except urllib.error.HTTPError as exc:
-            return {"status": exc.code, "responseText": exc.read().decode()}
+        return gm_request(method, url, headers, data)
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         page = browser.new_page()
         page.set_default_timeout(60_000)
-        page.expose_function("__banshaRequest", gm_request)
+        page.expose_function("__banshaRequest", recorded)
         page.goto(f"{forum_site}/tieba_discussion.html")
         page.add_script_tag(content=GM_SHIM + userscript)
         page.fill("#bansha-token", game["director_token"])
