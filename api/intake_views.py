@@ -66,9 +66,7 @@ def _check_csrf() -> tuple[str, int] | None:
 @bp.errorhandler(413)
 def _too_large(_exc: Exception) -> tuple[str, int]:
     limit = (current_app.config.get("MAX_CONTENT_LENGTH") or 0) // 1024 // 1024
-    message = (
-        f"上传的文件超过 {limit} MB：这不像是一页帖子（请只保存帖子的一页），未导入任何帖子"
-    )
+    message = f"上传的文件超过 {limit} MB：这不像是一页帖子（请只保存帖子的一页），未导入任何帖子"
     return render_template("console/error.html", game=None, message=message), 413
 
 
