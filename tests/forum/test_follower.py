@@ -201,3 +201,21 @@ def test_a_failed_submission_is_retried_not_lost(
     assert sleeps[0] == 5  # backed off once
     ids = [p["forum_post_id"] for p in stored_posts(app.test_client(), game)]
     assert ids == ["40002", "40003"]
+
+
+def test_a_waiting_post_goes_in_once_its_account_is_mapped(
+    app: Flask, forum: StandIn, referee: str, game: dict[str, Any], tmp_path: Path
+) -> None:
+    from api.intake import map_account
+
+    forum.script[1] = [ok("mobile_p1.json")]
+    forum.script[2] = [ok("mobile_p2_partial.json")]
+    state = tmp_path / "follow.json"
+    assert follower(forum, referee, game, state, []).run(max_steps=1) == 0
+    assert "40001" not in {p["forum_post_id"] for p in stored_posts(app.test_client(), game)}
+    with app.app_context():
+        map_account(game["id"], "版杀导演", "哔哩哔哩", actor="t")
+    assert follower(forum, referee, game, state, []).run(max_steps=1) == 0
+    posts = {p["forum_post_id"]: p["author"] for p in stored_posts(app.test_client(), game)}
+    assert posts["40001"] == "哔哩哔哩" and posts["40004"] == "淘宝"
+    assert FollowState.load(state).waiting == []
