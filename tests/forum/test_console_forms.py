@@ -118,3 +118,17 @@ def test_a_20_mb_upload_is_refused_in_chinese(client: FlaskClient, game: dict[st
     assert response.status_code == 413
     assert "这不像是一页帖子" in response.get_data(as_text=True)
     assert stored_posts(client, game) == []
+
+
+def test_the_userscript_link_names_the_game_and_the_script_holds_no_token(
+    client: FlaskClient, game: dict[str, Any]
+) -> None:
+    login(client, game["director_token"])
+    html = client.get("/forum/import").get_data(as_text=True)
+    assert f"/userscript/bansha.user.js?game={game['id']}" in html
+    script = client.get(f"/userscript/bansha.user.js?game={game['id']}").get_data(as_text=True)
+    assert script.startswith("// ==UserScript==")
+    assert f'const GAME = "{game["id"]}"' in script and "// @connect      localhost" in script
+    assert game["director_token"] not in script
+    hostile = client.get('/userscript/bansha.user.js?game=x";alert(1);"').get_data(as_text=True)
+    assert 'const GAME = "";' in hostile
