@@ -44,6 +44,7 @@ from api.intake import (
 )
 from forum.errors import ForumPageError
 from forum.page import MAX_PAGE_BYTES, read_page
+from forum.text import emoticon_names
 from forum.times import DEFAULT_ZONE, zone
 
 bp = Blueprint("intake", __name__, template_folder="templates")
@@ -233,6 +234,7 @@ def userscript() -> Response:
         script.replace("__BANSHA_SERVICE__", json.dumps(service_url)[1:-1])
         .replace("__BANSHA_GAME__", json.dumps(game_id)[1:-1])
         .replace("__BANSHA_CONNECT__", request.host.split(":")[0])
+        .replace("__BANSHA_EMOTICONS__", json.dumps(emoticon_names(), ensure_ascii=False))
     )
     response = Response(filled, mimetype="text/javascript")
     response.headers["Cache-Control"] = "no-store"

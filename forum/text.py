@@ -15,12 +15,16 @@ post as edited; scripts, hover menus, signatures and ads are left out.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from urllib.parse import parse_qs, urlsplit
 
+import yaml
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
+
+EMOTICONS = Path(__file__).with_name("emoticons.yaml")
 
 #: elements that never carry the poster's words
 _SKIPPED_TAGS = frozenset({"script", "style", "noscript", "iframe", "object", "embed", "button"})
@@ -79,7 +83,18 @@ def emoticon_name(img: Tag) -> str | None:
         if value:
             return value
     stem = PurePosixPath(urlsplit(src).path).stem
-    return stem or "表情"
+    return emoticon_names().get(stem, stem) or "表情"
+
+
+@functools.cache
+def emoticon_names() -> dict[str, str]:
+    """Emoticon image file name -> its name (``forum/emoticons.yaml``, data kept as data).
+
+    >>> emoticon_names()["image_emoticon25"]
+    '滑稽'
+    """
+    data = yaml.safe_load(EMOTICONS.read_text(encoding="utf-8")) or {}
+    return {str(k): str(v) for k, v in (data.get("tieba") or {}).items()}
 
 
 class _Writer:

@@ -28,6 +28,8 @@
   const GAME = "__BANSHA_GAME__";
   const THREADS = { discussion: "讨论帖", vote: "投票帖", process: "进程帖" };
   const ZONE_OFFSET = "+08:00"; // the forums print Beijing time
+  // Tieba emoticon file -> name, filled in from forum/emoticons.yaml (one table for both sides)
+  const EMOTICONS = __BANSHA_EMOTICONS__;
 
   // ---- reading the page -------------------------------------------------------------------
 
@@ -52,8 +54,10 @@
           const smiley = child.hasAttribute("smilieid") || cls.contains("BDE_Smiley") ||
             (child.getAttribute("src") || "").includes("/smiley/");
           if (smiley) {
+            const stem = (child.getAttribute("src") || "").split("?")[0].split("/").pop()
+              .replace(/\.[a-z]+$/i, "");
             const name = child.getAttribute("alt") || child.getAttribute("title") ||
-              (child.getAttribute("src") || "").split("/").pop().replace(/\.[a-z]+(\?.*)?$/i, "");
+              EMOTICONS[stem] || stem;
             parts.push("[表情:" + (name || "表情") + "]");
           } else {
             parts.push("[img]");

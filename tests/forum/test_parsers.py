@@ -28,7 +28,7 @@ def test_tieba_floors_come_from_data_field_and_the_tail() -> None:
     second = by_id(page)["140000002"]
     assert second.author == "微信"
     assert second.posted_at == datetime(2026, 11, 29, 20, 5, tzinfo=BEIJING)
-    assert second.body == "投票对象：支付宝\n投票理由：发言一直在划水[表情:image_emoticon25]\n[img]"
+    assert second.body == "投票对象：支付宝\n投票理由：发言一直在划水[表情:滑稽]\n[img]"
 
 
 def test_tieba_deleted_floor_is_listed_not_invented() -> None:

@@ -185,6 +185,9 @@ def test_userscript_sends_the_shown_posts_once_and_shows_their_findings(
     assert {k: p["author"] for k, p in posts.items()} == {
         "140001002": "美团", "150001001": "滴滴", "140001003": "高德"
     }  # fmt: skip
+    # the same text as the importer reads: the emoticon by its name, the 楼中楼 reply as a quote
+    assert posts["140001002"]["body"] == "我是好人，昨晚什么都没看到[表情:滑稽]"
+    assert posts["150001001"]["body"] == "[quote]回复 美团：[/quote]你这发言像狼"
     stored_insult = posts["140001003"]
     assert len([f for f in stored_insult["findings"] if f["category"] != "water"]) == shown
     assert all(url.startswith(referee) and auth for _, url, auth in requested)
