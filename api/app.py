@@ -38,12 +38,22 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from api.audit_trail import bp as audit_bp
     from api.cards import bp as cards_bp
     from api.games import bp as games_bp
+    from api.intake_views import bp as intake_bp
     from api.play import bp as play_bp
     from api.posts import bp as posts_bp
     from api.suggestions import bp as suggestions_bp
     from api.tokens import bp as tokens_bp
 
-    for bp in (games_bp, posts_bp, suggestions_bp, cards_bp, play_bp, tokens_bp, audit_bp):
+    for bp in (
+        games_bp,
+        posts_bp,
+        suggestions_bp,
+        cards_bp,
+        play_bp,
+        tokens_bp,
+        audit_bp,
+        intake_bp,
+    ):
         app.register_blueprint(bp)
 
     @app.get("/openapi.json")
