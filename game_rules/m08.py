@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from game_rules.actions import Action, UseSkill
+from game_rules.enums import POISON, RED_CARD, SHOT
 from game_rules.errors import (
     IllegalActionError,
     InvalidTargetError,
@@ -154,13 +155,13 @@ class M08(WerewolfRuleset):
         state = game.state
         role = state.roles[character]
         poisoned_may_shoot = bool(self.params.extra.get("poisoned_hunter_shoots", True))
-        if role == "hunter" and cause != "red_card" and (cause != "poison" or poisoned_may_shoot):
+        if role == "hunter" and cause != RED_CARD and (cause != POISON or poisoned_may_shoot):
             self.open_decision(game, character, "shoot", "你可以发动<最后一枪>")
         super().on_eliminated(game, character, cause)
         if character == self.leader(state):
             if not self.wolves(state):
                 game.emit(FlagSet("leader", None))
-            elif cause == "red_card":
+            elif cause == RED_CARD:
                 pick = game.random("leader").choice(self.wolves(state))
                 self.set_leader(game, pick, "随机指定")
             else:
@@ -190,7 +191,7 @@ class M08(WerewolfRuleset):
                     state.day, DAY, f"{action.actor}发动<最后一枪>，{target}出局", "out", (target,)
                 )
             )
-        self.eliminate(game, target, "shot", action.actor)
+        self.eliminate(game, target, SHOT, action.actor)
 
     def default_shot(self, game: Game, actor: str) -> None:
         """猎人未给法官答复，视作放弃发动技能."""

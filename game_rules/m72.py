@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from game_rules.actions import Action, UseSkill
+from game_rules.enums import RED_CARD, VOTE
 from game_rules.errors import (
     IllegalActionError,
     InvalidTargetError,
@@ -121,7 +122,7 @@ class M72(WerewolfRuleset):
         """殉职 (base) and 幼狼's 激励<强制> unless red-carded."""
         super().on_eliminated(game, character, cause)
         state = game.state
-        if state.roles[character] == "wolf_cub" and cause != "red_card":
+        if state.roles[character] == "wolf_cub" and cause != RED_CARD:
             # 仅限下一个夜晚: the night of this day, or the next one if it died at night
             night = state.day if state.phase == DAY else state.day + 1
             game.emit(FlagSet("incite_night", night))
@@ -277,7 +278,7 @@ class M72(WerewolfRuleset):
         voted = [
             e.character
             for e in state.eliminations
-            if e.day == state.day and e.phase == DAY and e.cause == "vote"
+            if e.day == state.day and e.phase == DAY and e.cause == VOTE
         ]
 
         def one(skill: str) -> tuple[str, str] | None:

@@ -32,6 +32,7 @@ from game_rules.actions import (
     ScheduleDay,
     UseSkill,
 )
+from game_rules.enums import RED_CARD, VOTE
 from game_rules.errors import (
     DeadActorError,
     IllegalActionError,
@@ -199,7 +200,7 @@ class WerewolfRuleset(Ruleset):
         """Consequences of one elimination (decisions, 激励...). Base: the sheriff's 殉职."""
         state = game.state
         if character == state.sheriff:
-            if cause == "red_card":
+            if cause == RED_CARD:
                 self.random_sheriff(game)
             else:
                 self.open_decision(game, character, "succession", "请选择继任警长（殉职）")
@@ -485,14 +486,14 @@ class WerewolfRuleset(Ruleset):
         if eliminate:
             if out is not None:
                 game.emit(Announced(day, DAY, f"{out}被投票出局", "out", (out,)))
-                self.eliminate(game, out, "vote")
+                self.eliminate(game, out, VOTE)
             elif len(tops) > 1:
                 game.emit(Announced(day, DAY, "平票，无人出局", "out"))
             else:
                 game.emit(Announced(day, DAY, "无人出局", "out"))
         for carded in list(state.flags.get("deferred_cards") or ()):
             # M72: 白天红牌罚下导致的出局结算在投票结算之后执行
-            self.eliminate(game, carded, "red_card")
+            self.eliminate(game, carded, RED_CARD)
         if state.flags.get("deferred_cards"):
             game.emit(FlagSet("deferred_cards", []))
         self.advance(game)
@@ -550,7 +551,7 @@ class WerewolfRuleset(Ruleset):
         if character not in state.alive:
             return False
         game.emit(Eliminated(character, cause, state.day, state.phase, by))
-        if cause != "red_card":
+        if cause != RED_CARD:
             self.grant_last_words(game, character)
         self.on_eliminated(game, character, cause)
         self.judge(game)
@@ -731,9 +732,9 @@ class WerewolfRuleset(Ruleset):
                 ):
                     game.emit(FlagSet("deferred_cards", [*deferred, c]))
                 else:
-                    self.eliminate(game, c, "red_card")
+                    self.eliminate(game, c, RED_CARD)
             if action.faction_loses:
-                game.emit(FactionLost(faction, "red_card"))
+                game.emit(FactionLost(faction, RED_CARD))
                 self.judge(game)
             self.advance(game)
         except _Ended:

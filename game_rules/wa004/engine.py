@@ -31,6 +31,8 @@ from game_rules.actions import (
     LeaveLastWords,
     UseSkill,
 )
+from game_rules.enums import BARBECUE as BY_BARBECUE  # the cause (BARBECUE: the skill)
+from game_rules.enums import MARTYR, RED_CARD, VOTE
 from game_rules.errors import (
     DeadActorError,
     IllegalActionError,
@@ -445,7 +447,7 @@ class Wa004Ruleset(WerewolfRuleset):
         state = game.state
         if character not in state.alive:
             return False
-        if cause != "red_card":
+        if cause != RED_CARD:
             guard = self.protection(state, character)
             if guard is not None:
                 why = f"<{guard.label}>使其免于出局（{cause}）"
@@ -465,19 +467,19 @@ class Wa004Ruleset(WerewolfRuleset):
         if lover not in state.alive:
             return
         martyr = state.roles[lover] == GUARDIAN and (
-            cause != "red_card" or self.rules.martyrdom_on_red_card
+            cause != RED_CARD or self.rules.martyrdom_on_red_card
         )
         if martyr and self.protection(state, lover) is None:
             # 殉情<强制>: 当你的情侣出局时，你也出局 (announced at once by day, with no cause)
             if state.phase == DAY:
                 game.emit(Announced(state.day, DAY, f"{lover}出局", "out", (lover,)))
-            self.eliminate(game, lover, "martyr", by=character)
+            self.eliminate(game, lover, MARTYR, by=character)
             return
         if martyr:
             why = "<捍卫>使其免于出局（martyr）"
             game.emit(ev.EffectBlocked(lover, DEFEND, lover, why))
         game.emit(Told((lover,), state.day, f"你的情侣{character}已出局，你处于单身状态", "lover"))
-        own = cause == "barbecue" and is_noble(state, lover)  # lost by its own group's skill
+        own = cause == BY_BARBECUE and is_noble(state, lover)  # lost by its own group's skill
         if not own:
             self.mark(game, lover, "lost_lover")
 
@@ -534,7 +536,7 @@ class Wa004Ruleset(WerewolfRuleset):
                 game.emit(Announced(day, DAY, "无人出局", "out"))
             else:
                 game.emit(Announced(day, DAY, f"{out}被投票出局", "out", (out,)))
-                self.eliminate(game, out, "vote")
+                self.eliminate(game, out, VOTE)
         self.advance(game)
 
     def day_announcements(self, game: Game, day: int) -> None:
@@ -647,7 +649,7 @@ class Wa004Ruleset(WerewolfRuleset):
         state = game.state
         kill = next((o for o in reversed(orders) if o.skill == BARBECUE), None)
         if kill is not None and kill.target in state.alive and state.with_role(NOBLE):
-            self.eliminate(game, kill.target, "barbecue", by=kill.actor)
+            self.eliminate(game, kill.target, BY_BARBECUE, by=kill.actor)
 
     def resolve_couples(self, game: Game, orders: list[ActionTaken]) -> None:
         """(4) 情侣结算: 分手, then mutual 私奔, then 牛头人, each in submission order.
