@@ -20,6 +20,7 @@ from game_rules.actions import (
     Eject,
     Substitute,
 )
+from game_rules.announcements import wording
 from game_rules.errors import (
     DeadActorError,
     GameOverError,
@@ -218,11 +219,8 @@ class Game:
         """Emit the ending (for ruleset engines): announcement, results and the revealed seed."""
         names = self.params.factions
         if winner is not None:
-            self.emit(
-                Announced(
-                    self._state.day, self._state.phase, f"{names[winner]}胜利，游戏结束", "end"
-                )
-            )
+            text = wording().line("end", faction=names[winner], reason=reason)
+            self.emit(Announced(self._state.day, self._state.phase, text, "end"))
         self.emit(
             Announced(self._state.day, self._state.phase, f"随机种子公开：{self._seed}", "seed")
         )

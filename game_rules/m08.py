@@ -118,24 +118,10 @@ class M08(WerewolfRuleset):
         )
 
     def day_announcements(self, game: Game, day: int) -> None:
-        """公示: yesterday's vote-day and night eliminations, news, 当日警长, 存活角色, 遗言."""
-        state = game.state
-        if day > 1:
-            by_day = [
-                e.character for e in state.eliminations if e.day == day - 1 and e.phase == DAY
-            ]
-            at_night = [
-                e.character for e in state.eliminations if e.day == day - 1 and e.phase == NIGHT
-            ]
-            if by_day:
-                text = "前一天白天出局角色：" + "、".join(by_day)
-                game.emit(Announced(day, DAY, text, "out", tuple(by_day)))
-            text = "夜晚出局角色：" + "、".join(at_night) if at_night else "夜晚无人出局"
-            game.emit(Announced(day, DAY, text, "out", tuple(at_night)))
+        """公示: 前一天因投票出局角色名单、夜晚出局角色名单、当日警长与存活角色状态
+        (``day_opening``), the night's news, then 遗言在下一个游戏日白天开始时公示."""
+        self.opening_announcements(game, day)
         self.publish_night_news(game, day)
-        sheriff = state.sheriff if state.sheriff in state.alive else None
-        game.emit(Announced(day, DAY, f"当日警长：{sheriff or '无'}", "status"))
-        game.emit(Announced(day, DAY, "存活角色：" + "、".join(state.living()), "status"))
         self.publish_last_words(game, day)
 
     # -- eliminations ---------------------------------------------------------------------------
@@ -186,11 +172,8 @@ class M08(WerewolfRuleset):
         game.emit(DecisionClosed(action.actor, "shoot", target, "chosen"))
         game.emit(ActionTaken(action.actor, "shoot", target, state.day))
         if state.phase == DAY:  # 投票结束后，因投票而触发的……猎人<最后一枪>立即公示
-            game.emit(
-                Announced(
-                    state.day, DAY, f"{action.actor}发动<最后一枪>，{target}出局", "out", (target,)
-                )
-            )
+            text = self.words.line("shot", by=action.actor, name=target)
+            game.emit(Announced(state.day, DAY, text, "out", (target,)))
         self.eliminate(game, target, SHOT, action.actor)
 
     def default_shot(self, game: Game, actor: str) -> None:
@@ -244,7 +227,7 @@ class M08(WerewolfRuleset):
 
     def _finish(self, game: Game, winner: str, reason: str) -> None:
         results = {f: (WIN if f == winner else LOSE) for f in self.params.factions}
-        game.end(winner, results, reason)
+        self.finish(game, winner, results, reason)
 
     # -- night ----------------------------------------------------------------------------------
     def on_night_start(self, game: Game) -> None:

@@ -108,10 +108,7 @@ class M72(WerewolfRuleset):
     def day_announcements(self, game: Game, day: int) -> None:
         """公示: the previous day's eliminations in order, night news, last words, 乌鸦飞过."""
         state = game.state
-        if day > 1:
-            gone = [e.character for e in state.eliminations if e.day == day - 1]
-            text = f"前一天出局角色：{'、'.join(gone)}" if gone else "前一天无人出局"
-            game.emit(Announced(day, DAY, text, "out", tuple(gone)))
+        self.opening_announcements(game, day)  # day_opening: 前一天出局角色名单
         self.publish_night_news(game, day)
         self.publish_last_words(game, day)
         if not _CROW_ROLES.isdisjoint(map(state.roles.__getitem__, state.alive)):
@@ -172,7 +169,7 @@ class M72(WerewolfRuleset):
         if winner is None:
             return False
         results = {f: (WIN if f == winner else LOSE) for f in self.params.factions}
-        game.end(winner, results, reason)
+        self.finish(game, winner, results, reason)
         return True
 
     def validate_faction_loss(self, state: GameState, faction: str) -> None:

@@ -56,7 +56,7 @@ from game_rules.events import (
 )
 from game_rules.params import RulesetParams
 from game_rules.registry import register_engine
-from game_rules.state import DAY, NIGHT, SETUP, GameState
+from game_rules.state import DAY, SETUP, GameState
 from game_rules.wa004 import events as ev
 from game_rules.wa004.couples import (
     DISTURBED,
@@ -472,7 +472,9 @@ class Wa004Ruleset(WerewolfRuleset):
         if martyr and self.protection(state, lover) is None:
             # 殉情<强制>: 当你的情侣出局时，你也出局 (announced at once by day, with no cause)
             if state.phase == DAY:
-                game.emit(Announced(state.day, DAY, f"{lover}出局", "out", (lover,)))
+                game.emit(
+                    Announced(state.day, DAY, self.words.line("out", name=lover), "out", (lover,))
+                )
             self.eliminate(game, lover, MARTYR, by=character)
             return
         if martyr:
@@ -527,35 +529,23 @@ class Wa004Ruleset(WerewolfRuleset):
         game.emit(VotesTallied(day, t.count_texts(), tops, out))
         game.emit(Announced(day, DAY, t.announcement(), "tally"))
         if out is None:
-            game.emit(Announced(day, DAY, "平票，无人出局" if tops else "无人出局", "out"))
+            text = self.words.line("tie" if tops else "nobody_out")
+            game.emit(Announced(day, DAY, text, "out"))
         else:
             guard = self.protection(state, out)
             if guard is not None:
                 why = f"<{guard.label}>使其免于出局（vote）"
                 game.emit(ev.EffectBlocked(out, guard.value, out, why))
-                game.emit(Announced(day, DAY, "无人出局", "out"))
+                game.emit(Announced(day, DAY, self.words.line("nobody_out"), "out"))
             else:
-                game.emit(Announced(day, DAY, f"{out}被投票出局", "out", (out,)))
+                text = self.words.line("voted_out", name=out)
+                game.emit(Announced(day, DAY, text, "out", (out,)))
                 self.eliminate(game, out, VOTE)
         self.advance(game)
 
     def day_announcements(self, game: Game, day: int) -> None:
-        """每个游戏日白天开始时: the previous day's and night's eliminations, in order."""
-        state = game.state
-        prev = day - 1
-        if prev >= 1:
-            by_day: list[str] = []
-            by_night: list[str] = []
-            for e in state.eliminations:
-                if e.day == prev:
-                    if e.phase == DAY:
-                        by_day.append(e.character)
-                    elif e.phase == NIGHT:
-                        by_night.append(e.character)
-            summary = f"前一日白天出局：{'、'.join(by_day) or '无'}"
-            game.emit(Announced(day, DAY, summary, "summary"))
-            text = f"昨晚出局：{'、'.join(by_night)}" if by_night else "昨晚无人出局"
-            game.emit(Announced(day, DAY, text, "out", tuple(by_night)))
+        """公示前一天投票出局角色名单，昨晚出局角色名单 (``day_opening``), then last words."""
+        self.opening_announcements(game, day)
         self.publish_last_words(game, day)
 
     # =========================================================================================
@@ -900,7 +890,7 @@ class Wa004Ruleset(WerewolfRuleset):
 
     def _win(self, game: Game, faction: str, reason: str) -> None:
         results = {f: (WIN if f == faction else LOSE) for f in self.params.factions}
-        game.end(str(faction), results, reason)
+        self.finish(game, str(faction), results, reason)
 
 
 # a call, not a class decorator: mypyc compiles only undecorated classes to native ones

@@ -164,9 +164,12 @@ def test_announcement_order_ignores_withdrawn_votes() -> None:
     assert tally(box).announcement() == "甲获得1票\n丙获得1票\n乙获得1票"
 
 
-def test_announcement_with_half_votes_and_abstentions() -> None:
-    box = box_of(("S", None, 1), ("A", "X", 2))
-    assert tally(box, {"S": Fraction(3, 2)}).announcement() == "X获得1票\n弃权1.5票"
+def test_announcement_counts_abstaining_characters_not_weights() -> None:
+    """弃权 is a count of characters: the 1.5-vote sheriff's 弃权 is one character's."""
+    box = box_of(("S", None, 1), ("A", "X", 2), ("B", None, 3))
+    t = tally(box, {"S": Fraction(3, 2)})
+    assert t.announcement() == "X获得1票\n弃权2票"
+    assert t.abstentions == Fraction(5, 2)  # the weighted total stays available
 
 
 def test_format_votes() -> None:
