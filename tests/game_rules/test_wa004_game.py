@@ -228,8 +228,9 @@ def test_last_words_are_published_when_the_next_day_begins() -> None:
 
 
 def test_day_start_lists_the_previous_day_and_night_in_order() -> None:
-    """「进入下一天讨论日，公示前一天投票出局角色名单，昨晚出局角色名单」: the vote's list holds the
-    voted-out only (the lover's 殉情 was announced at once, 「白天因投票出局的所有角色将立即公示」)."""
+    """「进入下一天讨论日，公示前一天投票出局角色名单，昨晚出局角色名单」: the vote's list holds
+    the voted-out only (the lover's 殉情 was announced at once: 「白天因投票出局的所有角色将立即
+    公示」)."""
     g, pairs = start()
     (b0, g0), (_b1, g1) = pairs[:2]
     play_day(g, {v: b0 for v in g.state.living()})
