@@ -45,6 +45,7 @@ SKILL_ROLES: dict[str, tuple[str, ...]] = {
     "kill": ("wolf",),
     "duel": ("wolf",),
     "duel_agree": ("wolf",),
+    "duel_kills": ("wolf",),
     "save": ("witch",),
     "poison": ("witch",),
     "divine": ("seer",),
@@ -381,19 +382,28 @@ class M08(WerewolfRuleset):
         target = self._target(game, action, allow_self=False)
         game.emit(ActionTaken(action.actor, "divine", target, state.day))
 
-    def _skill_duel(self, game: Game, action: UseSkill) -> None:
+    def _duel_plan(self, game: Game, choice: str | None) -> tuple[str, ...]:
+        """The kills of 轮次决胜 (狼人可以在夜晚连续提交之后三天的刀法), checked."""
         state = game.state
-        if action.actor != self.leader(state):
-            raise NotYourSkillError("not_leader", "只有狼头可以提议<决战>")
-        if state.flags.get("duel_used"):
-            raise SkillUsedUpError("duel_used", "<决战>一局游戏只能使用一次")
-        plan = split_plan(action.choice)
+        plan = split_plan(choice)
         if not 1 <= len(plan) <= 3 or len(set(plan)) != len(plan):
             raise IllegalActionError("duel_plan", "轮次决胜须提交之后三天（至多三个）不同的刀法")
         for name in plan:
             game.require_character(name)
             if name not in state.alive or state.roles[name] == "wolf":
                 raise InvalidTargetError("duel_target", f"{name}不能作为刀法目标")
+        return plan
+
+    def _skill_duel(self, game: Game, action: UseSkill) -> None:
+        """决战: the 狼头 proposes; the kills follow the agreement (``duel_kills``), in the seed's
+        order (若过半数同意，则执行轮次决胜…狼人可以在夜晚连续提交之后三天的刀法). A plan given
+        with the proposal (the earlier form) is judged as soon as a majority agrees."""
+        state = game.state
+        if action.actor != self.leader(state):
+            raise NotYourSkillError("not_leader", "只有狼头可以提议<决战>")
+        if state.flags.get("duel_used"):
+            raise SkillUsedUpError("duel_used", "<决战>一局游戏只能使用一次")
+        plan = self._duel_plan(game, action.choice) if action.choice else ()
         game.emit(FlagSet("duel_used", True))
         game.emit(
             ActionTaken(
@@ -408,10 +418,24 @@ class M08(WerewolfRuleset):
         game.emit(FlagSet("duel", {"plan": list(plan), "yes": [action.actor], "no": []}))
         self._duel_check(game)
 
+    def _skill_duel_kills(self, game: Game, action: UseSkill) -> None:
+        state = game.state
+        duel = state.flags.get("duel")
+        if action.actor != self.leader(state):
+            raise NotYourSkillError("not_leader", "只有狼头可以提交<决战>的刀法")
+        if not duel or duel.get("done") or not duel.get("agreed"):
+            raise WrongPhaseError("duel_not_agreed", "<决战>须先获过半数同意，再提交刀法")
+        plan = self._duel_plan(game, action.choice)
+        wolves = tuple(c for c in self.wolves(state) if c != action.actor)
+        game.emit(
+            ActionTaken(action.actor, "duel_kills", None, state.day, {"plan": list(plan)}, wolves)
+        )
+        self.judge_duel(game, plan)
+
     def _skill_duel_agree(self, game: Game, action: UseSkill) -> None:
         state = game.state
         duel = state.flags.get("duel")
-        if not duel or duel.get("done"):
+        if not duel or duel.get("done") or duel.get("agreed"):
             raise WrongPhaseError("no_duel", "没有待表决的<决战>提议")
         if action.actor in duel["yes"] or action.actor in duel["no"]:
             raise SkillUsedUpError("duel_answered", "已经表过态")
@@ -433,7 +457,20 @@ class M08(WerewolfRuleset):
         yes = [w for w in duel["yes"] if w in wolves]
         no = [w for w in duel["no"] if w in wolves]
         if 2 * len(yes) > len(wolves):
-            self.judge_duel(game, tuple(duel["plan"]))
+            if duel["plan"]:
+                self.judge_duel(game, tuple(duel["plan"]))
+            else:  # agreed: the 狼头 now submits the kills (duel_kills)
+                game.emit(FlagSet("duel", {**duel, "agreed": True}))
+                leader = self.leader(state)
+                if leader:
+                    game.emit(
+                        Told(
+                            (leader,),
+                            state.day,
+                            "<决战>已获过半数同意：请提交之后三天的刀法",
+                            "duel",
+                        )
+                    )
         elif 2 * len(no) >= len(wolves):
             game.emit(FlagSet("duel", {**duel, "done": True, "agreed": False}))
 
@@ -501,8 +538,20 @@ class M08(WerewolfRuleset):
                     if len(allowed) > 1:
                         out += [UseSkill(actor, "duel", choice=c) for c in allowed]
             duel = state.flags.get("duel")
-            if duel and not duel.get("done") and actor not in duel["yes"] + duel["no"]:
+            agreed = bool(duel and duel.get("agreed"))
+            if (
+                duel
+                and not duel.get("done")
+                and not agreed
+                and actor not in duel["yes"] + duel["no"]
+            ):
                 out += [UseSkill(actor, "duel_agree", choice=c) for c in ("yes", "no")]
+            if duel and not duel.get("done") and agreed and actor == leader:
+                allowed = [c for c in living if state.roles[c] != "wolf"]
+                if allowed:
+                    out.append(UseSkill(actor, "duel_kills", choice=",".join(allowed[:3])))
+                    if len(allowed) > 1:
+                        out += [UseSkill(actor, "duel_kills", choice=c) for c in allowed]
         elif role == "witch":
             status = state.status[actor]
             saved, poisoned = self._acted(state, actor, "save"), self._acted(state, actor, "poison")
@@ -525,7 +574,9 @@ class M08(WerewolfRuleset):
             self.elect_leader(game)
         duel = state.flags.get("duel")
         if duel and not duel.get("done"):
-            game.emit(FlagSet("duel", {**duel, "done": True, "agreed": False}))
+            # not agreed by the night's end, or agreed with no kills submitted: 决战 is not
+            # executed (and stays used: 一局游戏只能使用一次); docs/rulings/m08.md
+            game.emit(FlagSet("duel", {**duel, "done": True, "agreed": bool(duel.get("agreed"))}))
         alive = frozenset(state.alive)
 
         def pick(skill: str) -> tuple[str, str] | None:

@@ -128,17 +128,18 @@ class Escalation:
     card: Card
 
     def describe(self) -> str:
-        """Chinese: which cards merged into what.
+        """Chinese: which cards merged into what. Cards are numbered from 1 in the order the
+        ledger got them (a card's ``id`` + 1: directors count cards, they do not index them).
 
         >>> e = Escalation(CardColour.YELLOW,
         ...     tuple(Card(CardColour.BLUE, "x", id=i) for i in range(3)),
         ...     Card(CardColour.YELLOW, "y", id=3))
         >>> e.describe()
-        '三张蓝牌（#0、#1、#2）升级为一张黄牌（#3）'
+        '三张蓝牌（#1、#2、#3）升级为一张黄牌（#4）'
         """
-        ids = "、".join(f"#{c.id}" for c in self.merged)
+        ids = "、".join(f"#{c.id + 1}" for c in self.merged)
         below = self.merged[0].colour.chinese if self.merged else ""
-        return f"三张{below}（{ids}）升级为一张{self.colour.chinese}（#{self.card.id}）"
+        return f"三张{below}（{ids}）升级为一张{self.colour.chinese}（#{self.card.id + 1}）"
 
 
 _NEXT = {CardColour.BLUE: CardColour.YELLOW, CardColour.YELLOW: CardColour.RED}
