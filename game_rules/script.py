@@ -550,9 +550,9 @@ class _Runner:
             except GameRuleError as exc:
                 raise self.fail(entry, label, f"[{exc.rule}] {exc.message}") from exc
             for penalty in due:
-                card = penalty.card()
-                art = rules.article(penalty.article)
-                card = replace(card, reason=f"{penalty.reason}（{art.cite()}）", at=self.closes)
+                card = penalty.card()  # the reason worded as the service words it
+                reason = f"判罚依据{penalty.article}：{penalty.reason}"
+                card = replace(card, reason=reason, at=self.closes)
                 action = self.give(game, c, card, rules, {}, entry, f"{label} close")
                 if action is not None:
                     ejects.append(action)
