@@ -49,6 +49,7 @@ from game_rules.actions import (
     UseSkill,
 )
 from game_rules.errors import GameRuleError, ScriptError
+from game_rules.events import GameStarted
 from game_rules.game import Game, new_game
 from game_rules.penalties import (
     Article,
@@ -123,9 +124,22 @@ class ReplayResult:
         return {c: ledger.describe() for c, ledger in self.ledgers.items() if ledger.cards}
 
     def told(self) -> dict[int, list[dict[str, Any]]]:
-        """The private notices (私下告知) by day: who was told what (the director's view)."""
+        """The private notices (私下告知) by day: who was told what (the director's view), the
+        identities dealt first (as each character is told it: M72's crows only 乌鸦)."""
+        game = self.game
+        state = game.state
         out: dict[int, list[dict[str, Any]]] = {}
-        for t in self.game.state.told:
+        start = game.log[0] if game.log_length else None
+        dealt = start.roles if isinstance(start, GameStarted) else {}
+        for c in game.characters:
+            role = dealt.get(c)
+            if role is None:
+                continue
+            # the role as told (a role changed later is told by its own notice)
+            told_as = game.ruleset.visible_role(state, c) if state.roles[c] == role else role
+            text = f"你的身份：{game.ruleset.role_name(told_as)}"
+            out.setdefault(0, []).append({"to": [c], "kind": "role", "text": text})
+        for t in state.told:
             out.setdefault(t.day, []).append({"to": list(t.to), "kind": t.kind, "text": t.text})
         return out
 
