@@ -112,7 +112,7 @@ from game_rules.wa004.roles import (
     Role,
     Skill,
 )
-from game_rules.wa004.rules import Wa004Rules
+from game_rules.wa004.rules import Wa004Rules, fixed_couples
 from game_rules.werewolf import WerewolfRuleset
 
 if TYPE_CHECKING:
@@ -203,7 +203,7 @@ class Wa004Ruleset(WerewolfRuleset):
         pool = [c for c in state.characters if state.roles[c] != NOBLE]
         fixed = self.params.extra.get("couples")
         if fixed:  # the couples a director drew beforehand (a script's `couples:`)
-            pairs = self._fixed_couples(fixed, pool)
+            pairs = fixed_couples(fixed, pool)
         else:
             game.random("couples").shuffle(pool)
             pairs = tuple((pool[i], pool[i + 1]) for i in range(0, len(pool), 2))
@@ -215,23 +215,6 @@ class Wa004Ruleset(WerewolfRuleset):
                 Told((b,), 0, "爱情追寻<强制>：请选择一位其他玩家作为你的真爱对象", "true_love")
             )
         self._maybe_reveal(game)
-
-    @staticmethod
-    def _fixed_couples(fixed: Any, pool: list[str]) -> tuple[tuple[str, str], ...]:
-        """``couples`` given as parameters: 除单身贵族（1人）以外的角色两个一组, each once."""
-        if not isinstance(fixed, list | tuple) or not all(
-            isinstance(p, list | tuple) and len(p) == 2 for p in fixed
-        ):
-            raise ParameterError("couples", "情侣须两个一组：couples: [[甲, 乙], ...]")
-        pairs = tuple((str(p[0]), str(p[1])) for p in fixed)
-        named = [c for pair in pairs for c in pair]
-        if sorted(named) != sorted(pool):
-            raise ParameterError(
-                "couples",
-                "除单身贵族以外的角色须各在一对情侣中（单身贵族不能有情侣）："
-                + "、".join(sorted(set(pool) ^ set(named)) or sorted(pool)),
-            )
-        return pairs
 
     def _maybe_reveal(self, game: Game) -> None:
         # 所有变节者选择出真爱对象之后，通知各人的情侣
