@@ -100,6 +100,7 @@ from game_rules.actions import (
     action_from_dict,
     action_to_dict,
 )
+from game_rules.enums import CardColour, Cause, Phase, Result, Skill
 from game_rules.errors import (
     DeadActorError,
     GameOverError,
@@ -117,7 +118,6 @@ from game_rules.errors import (
     UnknownRulesetError,
     WrongPhaseError,
 )
-from game_rules.enums import CardColour, Cause, Phase, Result, Skill
 from game_rules.events import Event, event_from_dict, event_to_dict, register_event
 from game_rules.game import Game, new_game
 from game_rules.outcome import Outcome
