@@ -257,3 +257,18 @@ def test_json_private_output_holds_the_private_notices(capsys: pytest.CaptureFix
     assert any(t["kind"] == "team" for t in data["told"]["0"])
     assert replay_main([str(EXAMPLES / "m72.yaml"), "--json"]) == 0
     assert "told" not in json.loads(capsys.readouterr().out)  # never without --private
+
+
+def test_text_replay_prints_the_final_night_under_its_own_heading(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A game that ends at night: that night's 公示 follow the day's, under ``-- 夜晚 --``."""
+    assert replay_main([str(EXAMPLES / "m08_night_end.yaml")]) == 0
+    out = capsys.readouterr().out
+    day2 = out[out.index("== 第2天 ==") : out.index("== 备注 ==")]
+    night = day2[day2.index("-- 夜晚 --") :].splitlines()
+    assert [line.strip() for line in night[1:3]] == [
+        "夜晚出局角色：凛、花阳",
+        "狼人阵营胜利，游戏结束（狼人阵营存活的人数占总存活人数的一半或一半以上）",
+    ]
+    assert day2.index("妮可被投票出局") < day2.index("-- 夜晚 --")
