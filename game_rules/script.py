@@ -508,6 +508,8 @@ class _Runner:
         if state.phase != DAY or state.flags.get("day_closed"):
             raise self.fail(node, name, "[not_day] 只能在讨论日申请加速")
         rule = acceleration_rule(game)
+        if rule is None:
+            raise self.fail(node, name, f"{game.ruleset_id} has no 加速 threshold (acceleration)")
         here = self.where(node, name)
         minutes = rule.get("deadline_before_close_minutes")
         quote = rule.get("quote", "")
@@ -552,11 +554,14 @@ class _Runner:
         ejects: list[Action] = []
         for c in subjects:
             raw = posts.get(c, default)
-            count, water = (
-                (int(raw.get("posts", 0)), int(raw.get("water", 0)))
-                if isinstance(raw, Mapping)
-                else (int(raw), 0)
-            )
+            try:
+                count, water = (
+                    (int(raw.get("posts", 0)), int(raw.get("water", 0)))
+                    if isinstance(raw, Mapping)
+                    else (int(raw), 0)
+                )
+            except (TypeError, ValueError) as exc:
+                raise self.fail(entry, label, f"posts: {c}: not a post count: {raw!r}") from exc
             days = self.activity.setdefault(c, [])
             days.append(DayActivity(day, count, water, c in voted, accelerated))
             try:
@@ -657,13 +662,13 @@ class _Runner:
         return failures
 
 
-def acceleration_rule(game: Game) -> dict[str, Any]:
+def acceleration_rule(game: Game) -> dict[str, Any] | None:
     """The ruleset's ``acceleration`` block: ``threshold`` (``at_least_half`` M72 大于等于存活人数
     的一半 | ``more_than_half`` M08 过半数, 004 超过二分之一), ``deadline_before_close_minutes``
-    (M72: 讨论日结束三个小时前) and the seed's ``quote``."""
+    (M72: 讨论日结束三个小时前) and the seed's ``quote``; None if the ruleset has none."""
     rule = dict(game.params.raw.get("acceleration") or {})
     if rule.get("threshold") not in {"at_least_half", "more_than_half"}:
-        raise ScriptError(game.ruleset_id, "the ruleset has no acceleration threshold")
+        return None
     return rule
 
 

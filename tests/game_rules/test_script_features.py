@@ -272,3 +272,8 @@ def test_text_replay_prints_the_final_night_under_its_own_heading(
         "狼人阵营胜利，游戏结束（狼人阵营存活的人数占总存活人数的一半或一半以上）",
     ]
     assert day2.index("妮可被投票出局") < day2.index("-- 夜晚 --")
+
+
+def test_bad_post_counts_are_a_script_error() -> None:
+    with pytest.raises(ScriptError, match="not a post count"):
+        script("m72", M72_ROLES, [{"day": 1, "posts": {"狼": "many"}, "steps": []}], activity=True)
