@@ -183,7 +183,7 @@ def test_format_votes() -> None:
 
 
 def test_void_targets_count_for_nobody_and_are_not_announced() -> None:
-    """"白天红牌罚下在被投票出局之前": ballots on a character out before the close are void."""
+    """ "白天红牌罚下在被投票出局之前": ballots on a character out before the close are void."""
     box = box_of(("A", "X", 1), ("B", "X", 2), ("C", "X", 3), ("D", "Y", 4), ("E", None, 5))
     result = tally(box, {"D": Fraction(2)}, {"X": Fraction(1)}, void_targets={"X"})
     assert dict(result.counts) == {"Y": 2} and result.top() == ("Y",)
