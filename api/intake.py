@@ -3,7 +3,7 @@ roster the follower and the userscript read, and the userscript itself.
 
 Posts go through the same functions ``POST /api/games/{id}/posts`` calls: each post is validated
 by :data:`api.schemas.POST`, screened by :func:`api.screening.screen_posts` and stored, vote-parsed
-and given card suggestions by :func:`api.referee.ingest_posts`, so screening, votes and cards
+and given card suggestions by :func:`api.ingest.ingest_posts`, so screening, votes and cards
 behave exactly as for API posts. A page is imported in one write transaction under the game's
 lock: every post of it, or (on any error) none.
 """
@@ -22,7 +22,8 @@ from api import schemas
 from api.auth import Caller
 from api.database import db
 from api.errors import ApiError, BadRequest, TooLarge
-from api.referee import game_meta, ingest_posts, locked_game, read_game
+from api.ingest import ingest_posts
+from api.locking import game_meta, locked_game, read_game
 from api.schema import SchemaError
 from api.screening import PostTooLargeError, screen_posts
 from api.store import audit, lock_game

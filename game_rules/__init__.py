@@ -25,6 +25,10 @@ Concepts
   ``Substitute``, ``DeclareFactionLost``, ``ScheduleDay``, ``LeaveLastWords``), free text as the
   placeholders ``DIRECTOR_CAUSE_PLACEHOLDER`` ... that the director replaces.
 * **Views** (``views.py``): public / per-character / director; built only from each event's scope.
+* **Closed sets** (``enums.py``): ``Phase``, ``Cause``, ``Skill``, ``Result``, ``CardColour``; the
+  service's and the console's label tables are keyed by them.
+* **Announcements** (``announcements.py``): the wording of every 公示, one per fact, as data; a
+  ruleset lists the facts its days open with (``day_opening``).
 * **Randomness** (``randomness.py``): a server secret (``new_secret()``, given by the caller) and
   the director's seed make one key for the deal and every pick; commitment = SHA-256(secret +
   seed + deal) published at the start, secret and seed revealed by ``GameEnded``; each pick is
@@ -53,7 +57,8 @@ How a ruleset plugs in
    and ``roles`` (key -> ``{name, faction, count, ...traits}``; counts must add up to
    ``player_count``). Common optional keys: ``sheriff_weight``, ``tie_rule``,
    ``max_vote_changes``, ``last_words``, ``red_card_timing`` (``before_vote``/``after_vote``),
-   ``night_order``, ``deadlines`` (minutes after 关门), ``vote_policy``; anything else lands in
+   ``night_order``, ``deadlines`` (minutes after 关门), ``vote_policy``, ``day_opening`` (the
+   facts each day opens with), ``acceleration`` (the 加速 threshold); anything else lands in
    ``RulesetParams.extra``. A variant (M08 with 12 players: ``rulesets/m08_12.yaml``) needs only
    a new YAML file naming an existing engine.
 2. Write the engine: a subclass of ``game_rules.registry.Ruleset`` (or of
@@ -98,6 +103,7 @@ from game_rules.actions import (
     action_from_dict,
     action_to_dict,
 )
+from game_rules.enums import CardColour, Cause, Phase, Result, Skill
 from game_rules.errors import (
     DeadActorError,
     GameOverError,
@@ -130,7 +136,9 @@ __all__ = [
     "LAST_WORDS_PLACEHOLDER",
     "SUBSTITUTE_PLAYER_PLACEHOLDER",
     "Action",
+    "CardColour",
     "CastVote",
+    "Cause",
     "CharacterView",
     "CloseDay",
     "DeadActorError",
@@ -153,11 +161,14 @@ __all__ = [
     "Outcome",
     "ParameterError",
     "PendingDecisionError",
+    "Phase",
     "PublicView",
+    "Result",
     "Ruleset",
     "RulesetParams",
     "ScheduleDay",
     "ScriptError",
+    "Skill",
     "SkillUsedUpError",
     "Substitute",
     "SubstitutionError",

@@ -19,6 +19,7 @@ from typing import Any
 
 from game_rules.errors import GameRuleError
 from game_rules.script import ReplayResult, replay_file
+from game_rules.state import NIGHT
 from game_rules.verification import record_from_json, verify_record
 
 
@@ -45,16 +46,21 @@ def format_text(result: ReplayResult, *, private: bool = False) -> str:
     view = game.public_view()
     told: dict[int, list[str]] = {}
     if private:
-        for t in game.state.told:
-            told.setdefault(t.day, []).extend(
-                f"{'、'.join(t.to)}：{line}" for line in t.text.splitlines()
-            )
+        for day, items in result.told().items():
+            told[day] = [
+                f"{'、'.join(t['to'])}：{line}" for t in items for line in t["text"].splitlines()
+            ]
     lines = [f"{game.params.name}（{game.ruleset_id}），{len(game.characters)}名角色"]
-    days = view.by_day()
+    days: dict[int, list[str]] = {}
+    for a in view.announcements:
+        texts = days.setdefault(a.day, [])
+        if a.phase == NIGHT and "  -- 夜晚 --" not in texts:
+            texts.append("  -- 夜晚 --")  # a game that ends at night: that night's 公示
+        texts.extend(f"  {t}" for t in a.text.splitlines())
     for day in sorted({*days, *told}):
         lines.append("")
         lines.append("== 开局 ==" if day == 0 else f"== 第{day}天 ==")
-        lines.extend(f"  {t}" for text in days.get(day, ()) for t in text.splitlines())
+        lines.extend(days.get(day, ()))
         if told.get(day):
             lines.append("  -- 私下告知 --")
             lines.extend(f"  {t}" for t in told[day])
@@ -92,7 +98,7 @@ def replay_main(argv: Sequence[str]) -> int:
         print(f"bansha replay: {exc.message}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        print(json.dumps(result.to_dict(private=args.private), ensure_ascii=False, indent=2))
     else:
         print(format_text(result, private=args.private))
     return 1 if result.failures else 0

@@ -129,6 +129,12 @@ class ScriptError(GameRuleError):
 # -- votes (game_rules.votes) -------------------------------------------------------------------
 
 
+class PenaltyError(GameRuleError):
+    """Bad penalty input (unknown article or category, uncardable character, bad activity data)."""
+
+    default_rule = "penalty"
+
+
 class VoteError(GameRuleError):
     """Base class of every vote error; ``.rule`` is a short English key."""
 

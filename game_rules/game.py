@@ -21,6 +21,7 @@ from game_rules.actions import (
     Substitute,
     WithdrawEjection,
 )
+from game_rules.announcements import wording
 from game_rules.errors import (
     DeadActorError,
     GameOverError,
@@ -274,11 +275,8 @@ class Game:
         and secret."""
         names = self.params.factions
         if winner is not None:
-            self.emit(
-                Announced(
-                    self._state.day, self._state.phase, f"{names[winner]}胜利，游戏结束", "end"
-                )
-            )
+            text = wording().line("end", faction=names[winner], reason=reason)
+            self.emit(Announced(self._state.day, self._state.phase, text, "end"))
         self.emit(
             Announced(self._state.day, self._state.phase, f"随机种子公开：{self._seed}", "seed")
         )

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from game_rules.actions import Action, UseSkill
+from game_rules.enums import POISON, RED_CARD, SHOT
 from game_rules.errors import (
     IllegalActionError,
     InvalidTargetError,
@@ -44,6 +45,7 @@ SKILL_ROLES: dict[str, tuple[str, ...]] = {
     "kill": ("wolf",),
     "duel": ("wolf",),
     "duel_agree": ("wolf",),
+    "duel_kills": ("wolf",),
     "save": ("witch",),
     "poison": ("witch",),
     "divine": ("seer",),
@@ -117,24 +119,10 @@ class M08(WerewolfRuleset):
         )
 
     def day_announcements(self, game: Game, day: int) -> None:
-        """公示: yesterday's vote-day and night eliminations, news, 当日警长, 存活角色, 遗言."""
-        state = game.state
-        if day > 1:
-            by_day = [
-                e.character for e in state.eliminations if e.day == day - 1 and e.phase == DAY
-            ]
-            at_night = [
-                e.character for e in state.eliminations if e.day == day - 1 and e.phase == NIGHT
-            ]
-            if by_day:
-                text = "前一天白天出局角色：" + "、".join(by_day)
-                game.emit(Announced(day, DAY, text, "out", tuple(by_day)))
-            text = "夜晚出局角色：" + "、".join(at_night) if at_night else "夜晚无人出局"
-            game.emit(Announced(day, DAY, text, "out", tuple(at_night)))
+        """公示: 前一天因投票出局角色名单、夜晚出局角色名单、当日警长与存活角色状态
+        (``day_opening``), the night's news, then 遗言在下一个游戏日白天开始时公示."""
+        self.opening_announcements(game, day)
         self.publish_night_news(game, day)
-        sheriff = state.sheriff if state.sheriff in state.alive else None
-        game.emit(Announced(day, DAY, f"当日警长：{sheriff or '无'}", "status"))
-        game.emit(Announced(day, DAY, "存活角色：" + "、".join(state.living()), "status"))
         self.publish_last_words(game, day)
 
     # -- eliminations ---------------------------------------------------------------------------
@@ -154,13 +142,13 @@ class M08(WerewolfRuleset):
         state = game.state
         role = state.roles[character]
         poisoned_may_shoot = bool(self.params.extra.get("poisoned_hunter_shoots", True))
-        if role == "hunter" and cause != "red_card" and (cause != "poison" or poisoned_may_shoot):
+        if role == "hunter" and cause != RED_CARD and (cause != POISON or poisoned_may_shoot):
             self.open_decision(game, character, "shoot", "你可以发动<最后一枪>")
         super().on_eliminated(game, character, cause)
         if character == self.leader(state):
             if not self.wolves(state):
                 game.emit(FlagSet("leader", None))
-            elif cause == "red_card":
+            elif cause == RED_CARD:
                 pick = game.pick("leader", self.wolves(state))
                 self.set_leader(game, pick, "随机指定")
             else:
@@ -185,12 +173,9 @@ class M08(WerewolfRuleset):
         game.emit(DecisionClosed(action.actor, "shoot", target, "chosen"))
         game.emit(ActionTaken(action.actor, "shoot", target, state.day))
         if state.phase == DAY:  # 投票结束后，因投票而触发的……猎人<最后一枪>立即公示
-            game.emit(
-                Announced(
-                    state.day, DAY, f"{action.actor}发动<最后一枪>，{target}出局", "out", (target,)
-                )
-            )
-        self.eliminate(game, target, "shot", action.actor)
+            text = self.words.line("shot", by=action.actor, name=target)
+            game.emit(Announced(state.day, DAY, text, "out", (target,)))
+        self.eliminate(game, target, SHOT, action.actor)
 
     def default_shot(self, game: Game, actor: str) -> None:
         """猎人未给法官答复，视作放弃发动技能."""
@@ -243,7 +228,7 @@ class M08(WerewolfRuleset):
 
     def _finish(self, game: Game, winner: str, reason: str) -> None:
         results = {f: (WIN if f == winner else LOSE) for f in self.params.factions}
-        game.end(winner, results, reason)
+        self.finish(game, winner, results, reason)
 
     # -- night ----------------------------------------------------------------------------------
     def on_night_start(self, game: Game) -> None:
@@ -400,19 +385,28 @@ class M08(WerewolfRuleset):
         target = self._target(game, action, allow_self=False)
         game.emit(ActionTaken(action.actor, "divine", target, state.day))
 
-    def _skill_duel(self, game: Game, action: UseSkill) -> None:
+    def _duel_plan(self, game: Game, choice: str | None) -> tuple[str, ...]:
+        """The kills of 轮次决胜 (狼人可以在夜晚连续提交之后三天的刀法), checked."""
         state = game.state
-        if action.actor != self.leader(state):
-            raise NotYourSkillError("not_leader", "只有狼头可以提议<决战>")
-        if state.flags.get("duel_used"):
-            raise SkillUsedUpError("duel_used", "<决战>一局游戏只能使用一次")
-        plan = split_plan(action.choice)
+        plan = split_plan(choice)
         if not 1 <= len(plan) <= 3 or len(set(plan)) != len(plan):
             raise IllegalActionError("duel_plan", "轮次决胜须提交之后三天（至多三个）不同的刀法")
         for name in plan:
             game.require_character(name)
             if name not in state.alive or state.roles[name] == "wolf":
                 raise InvalidTargetError("duel_target", f"{name}不能作为刀法目标")
+        return plan
+
+    def _skill_duel(self, game: Game, action: UseSkill) -> None:
+        """决战: the 狼头 proposes; the kills follow the agreement (``duel_kills``), in the seed's
+        order (若过半数同意，则执行轮次决胜…狼人可以在夜晚连续提交之后三天的刀法). A plan given
+        with the proposal (the earlier form) is judged as soon as a majority agrees."""
+        state = game.state
+        if action.actor != self.leader(state):
+            raise NotYourSkillError("not_leader", "只有狼头可以提议<决战>")
+        if state.flags.get("duel_used"):
+            raise SkillUsedUpError("duel_used", "<决战>一局游戏只能使用一次")
+        plan = self._duel_plan(game, action.choice) if action.choice else ()
         game.emit(FlagSet("duel_used", True))
         game.emit(
             ActionTaken(
@@ -427,10 +421,24 @@ class M08(WerewolfRuleset):
         game.emit(FlagSet("duel", {"plan": list(plan), "yes": [action.actor], "no": []}))
         self._duel_check(game)
 
+    def _skill_duel_kills(self, game: Game, action: UseSkill) -> None:
+        state = game.state
+        duel = state.flags.get("duel")
+        if action.actor != self.leader(state):
+            raise NotYourSkillError("not_leader", "只有狼头可以提交<决战>的刀法")
+        if not duel or duel.get("done") or not duel.get("agreed"):
+            raise WrongPhaseError("duel_not_agreed", "<决战>须先获过半数同意，再提交刀法")
+        plan = self._duel_plan(game, action.choice)
+        wolves = tuple(c for c in self.wolves(state) if c != action.actor)
+        game.emit(
+            ActionTaken(action.actor, "duel_kills", None, state.day, {"plan": list(plan)}, wolves)
+        )
+        self.judge_duel(game, plan)
+
     def _skill_duel_agree(self, game: Game, action: UseSkill) -> None:
         state = game.state
         duel = state.flags.get("duel")
-        if not duel or duel.get("done"):
+        if not duel or duel.get("done") or duel.get("agreed"):
             raise WrongPhaseError("no_duel", "没有待表决的<决战>提议")
         if action.actor in duel["yes"] or action.actor in duel["no"]:
             raise SkillUsedUpError("duel_answered", "已经表过态")
@@ -452,7 +460,20 @@ class M08(WerewolfRuleset):
         yes = [w for w in duel["yes"] if w in wolves]
         no = [w for w in duel["no"] if w in wolves]
         if 2 * len(yes) > len(wolves):
-            self.judge_duel(game, tuple(duel["plan"]))
+            if duel["plan"]:
+                self.judge_duel(game, tuple(duel["plan"]))
+            else:  # agreed: the 狼头 now submits the kills (duel_kills)
+                game.emit(FlagSet("duel", {**duel, "agreed": True}))
+                leader = self.leader(state)
+                if leader:
+                    game.emit(
+                        Told(
+                            (leader,),
+                            state.day,
+                            "<决战>已获过半数同意：请提交之后三天的刀法",
+                            "duel",
+                        )
+                    )
         elif 2 * len(no) >= len(wolves):
             game.emit(FlagSet("duel", {**duel, "done": True, "agreed": False}))
 
@@ -520,8 +541,20 @@ class M08(WerewolfRuleset):
                     if len(allowed) > 1:
                         out += [UseSkill(actor, "duel", choice=c) for c in allowed]
             duel = state.flags.get("duel")
-            if duel and not duel.get("done") and actor not in duel["yes"] + duel["no"]:
+            agreed = bool(duel and duel.get("agreed"))
+            if (
+                duel
+                and not duel.get("done")
+                and not agreed
+                and actor not in duel["yes"] + duel["no"]
+            ):
                 out += [UseSkill(actor, "duel_agree", choice=c) for c in ("yes", "no")]
+            if duel and not duel.get("done") and agreed and actor == leader:
+                allowed = [c for c in living if state.roles[c] != "wolf"]
+                if allowed:
+                    out.append(UseSkill(actor, "duel_kills", choice=",".join(allowed[:3])))
+                    if len(allowed) > 1:
+                        out += [UseSkill(actor, "duel_kills", choice=c) for c in allowed]
         elif role == "witch":
             status = state.status[actor]
             saved, poisoned = self._acted(state, actor, "save"), self._acted(state, actor, "poison")
@@ -544,7 +577,9 @@ class M08(WerewolfRuleset):
             self.elect_leader(game)
         duel = state.flags.get("duel")
         if duel and not duel.get("done"):
-            game.emit(FlagSet("duel", {**duel, "done": True, "agreed": False}))
+            # not agreed by the night's end, or agreed with no kills submitted: 决战 is not
+            # executed (and stays used: 一局游戏只能使用一次); docs/rulings/m08.md
+            game.emit(FlagSet("duel", {**duel, "done": True, "agreed": bool(duel.get("agreed"))}))
         alive = frozenset(state.alive)
 
         def pick(skill: str) -> tuple[str, str] | None:

@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from game_rules.actions import Action, UseSkill
+from game_rules.enums import RED_CARD, VOTE
 from game_rules.errors import (
     IllegalActionError,
     InvalidTargetError,
@@ -107,10 +108,7 @@ class M72(WerewolfRuleset):
     def day_announcements(self, game: Game, day: int) -> None:
         """公示: the previous day's eliminations in order, night news, last words, 乌鸦飞过."""
         state = game.state
-        if day > 1:
-            gone = [e.character for e in state.eliminations if e.day == day - 1]
-            text = f"前一天出局角色：{'、'.join(gone)}" if gone else "前一天无人出局"
-            game.emit(Announced(day, DAY, text, "out", tuple(gone)))
+        self.opening_announcements(game, day)  # day_opening: 前一天出局角色名单
         self.publish_night_news(game, day)
         self.publish_last_words(game, day)
         if not _CROW_ROLES.isdisjoint(map(state.roles.__getitem__, state.alive)):
@@ -121,7 +119,7 @@ class M72(WerewolfRuleset):
         """殉职 (base) and 幼狼's 激励<强制> unless red-carded."""
         super().on_eliminated(game, character, cause)
         state = game.state
-        if state.roles[character] == "wolf_cub" and cause != "red_card":
+        if state.roles[character] == "wolf_cub" and cause != RED_CARD:
             # 仅限下一个夜晚: the night of this day, or the next one if it died at night
             night = state.day if state.phase == DAY else state.day + 1
             game.emit(FlagSet("incite_night", night))
@@ -171,7 +169,7 @@ class M72(WerewolfRuleset):
         if winner is None:
             return False
         results = {f: (WIN if f == winner else LOSE) for f in self.params.factions}
-        game.end(winner, results, reason)
+        self.finish(game, winner, results, reason)
         return True
 
     def validate_faction_loss(self, state: GameState, faction: str) -> None:
@@ -277,7 +275,7 @@ class M72(WerewolfRuleset):
         voted = [
             e.character
             for e in state.eliminations
-            if e.day == state.day and e.phase == DAY and e.cause == "vote"
+            if e.day == state.day and e.phase == DAY and e.cause == VOTE
         ]
 
         def one(skill: str) -> tuple[str, str] | None:

@@ -5,22 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from game_rules.enums import Cause, Result
 from game_rules.state import Elimination
 
-WIN = "win"
-LOSE = "lose"
-UNDECIDED = "undecided"
+WIN: str = Result.WIN.value
+LOSE: str = Result.LOSE.value
+UNDECIDED: str = Result.UNDECIDED.value
 
-CAUSE_NAMES: dict[str, str] = {
-    "vote": "被投票出局",
-    "kill": "被指杀",
-    "poison": "被毒药",
-    "shot": "被最后一枪",
-    "red_card": "红牌罚下",
-    "divined": "被占卜",
-    "barbecue": "被烧烤",
-    "martyr": "殉情",
-}
+#: cause key -> the seeds' words (from game_rules.enums.Cause)
+CAUSE_NAMES: dict[str, str] = {c.value: c.chinese for c in Cause}
 
 
 @dataclass(frozen=True)

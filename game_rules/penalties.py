@@ -59,7 +59,14 @@ from typing import Any
 
 import yaml
 
-from game_rules.errors import GameRuleError, ParameterError, SubstitutionError, UnknownRulesetError
+from game_rules.enums import CardColour
+from game_rules.errors import (
+    GameRuleError,
+    ParameterError,
+    PenaltyError,
+    SubstitutionError,
+    UnknownRulesetError,
+)
 
 __all__ = [
     "KNOWN_CATEGORIES",
@@ -81,66 +88,6 @@ __all__ = [
     "penalty_rules_from_mapping",
     "suggest_card",
 ]
-
-
-class PenaltyError(GameRuleError):
-    """Bad penalty input (unknown article or category, uncardable character, bad activity data)."""
-
-    default_rule = "penalty"
-
-
-class CardColour(Enum):
-    """The four colours of the seeds' 判罚制度, ordered by :attr:`rank`."""
-
-    GREEN = "green"
-    BLUE = "blue"
-    YELLOW = "yellow"
-    RED = "red"
-
-    @property
-    def chinese(self) -> str:
-        """绿牌 / 蓝牌 / 黄牌 / 红牌."""
-        return _CHINESE[self]
-
-    @property
-    def meaning(self) -> str:
-        """The seeds' one-word meaning: 没有违规 / 提醒 / 警告 / 罚下."""
-        return _MEANING[self]
-
-    @property
-    def rank(self) -> int:
-        """0 green … 3 red."""
-        return _RANK[self]
-
-    @classmethod
-    def parse(cls, text: str | CardColour) -> CardColour:
-        """A colour from its English value or Chinese name.
-
-        >>> CardColour.parse("黄牌"), CardColour.parse("Blue"), CardColour.parse("红")
-        (<CardColour.YELLOW: 'yellow'>, <CardColour.BLUE: 'blue'>, <CardColour.RED: 'red'>)
-        """
-        if isinstance(text, CardColour):
-            return text
-        key = str(text).strip().lower()
-        for colour in cls:
-            if key in {colour.value, colour.chinese, colour.chinese[0]}:
-                return colour
-        raise PenaltyError("unknown_colour", f"不是牌的颜色：{text!r}（绿牌、蓝牌、黄牌、红牌）")
-
-
-_CHINESE = {
-    CardColour.GREEN: "绿牌",
-    CardColour.BLUE: "蓝牌",
-    CardColour.YELLOW: "黄牌",
-    CardColour.RED: "红牌",
-}
-_MEANING = {
-    CardColour.GREEN: "没有违规",
-    CardColour.BLUE: "提醒",
-    CardColour.YELLOW: "警告",
-    CardColour.RED: "罚下",
-}
-_RANK = {CardColour.GREEN: 0, CardColour.BLUE: 1, CardColour.YELLOW: 2, CardColour.RED: 3}
 
 
 class CardSource(Enum):
@@ -181,17 +128,18 @@ class Escalation:
     card: Card
 
     def describe(self) -> str:
-        """Chinese: which cards merged into what.
+        """Chinese: which cards merged into what. Cards are numbered from 1 in the order the
+        ledger got them (a card's ``id`` + 1: directors count cards, they do not index them).
 
         >>> e = Escalation(CardColour.YELLOW,
         ...     tuple(Card(CardColour.BLUE, "x", id=i) for i in range(3)),
         ...     Card(CardColour.YELLOW, "y", id=3))
         >>> e.describe()
-        '三张蓝牌（#0、#1、#2）升级为一张黄牌（#3）'
+        '三张蓝牌（#1、#2、#3）升级为一张黄牌（#4）'
         """
-        ids = "、".join(f"#{c.id}" for c in self.merged)
+        ids = "、".join(f"#{c.id + 1}" for c in self.merged)
         below = self.merged[0].colour.chinese if self.merged else ""
-        return f"三张{below}（{ids}）升级为一张{self.colour.chinese}（#{self.card.id}）"
+        return f"三张{below}（{ids}）升级为一张{self.colour.chinese}（#{self.card.id + 1}）"
 
 
 _NEXT = {CardColour.BLUE: CardColour.YELLOW, CardColour.YELLOW: CardColour.RED}

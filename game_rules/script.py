@@ -28,7 +28,7 @@ rejected by the vote rules are not errors: they are reported as notes, as the se
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
@@ -49,8 +49,19 @@ from game_rules.actions import (
     UseSkill,
 )
 from game_rules.errors import GameRuleError, ScriptError
+from game_rules.events import GameStarted
 from game_rules.game import Game, new_game
-from game_rules.penalties import Card, CardColour, CardLedger, PenaltyRules, load_penalty_rules
+from game_rules.penalties import (
+    Article,
+    Card,
+    CardColour,
+    CardLedger,
+    CardSource,
+    DayActivity,
+    PenaltyRules,
+    activity_penalties,
+    load_penalty_rules,
+)
 from game_rules.state import DAY, NIGHT
 from game_rules.votes import InvalidVoteError, VoteRejectedError, parse_vote
 
@@ -64,6 +75,7 @@ STEP_KINDS = (
     "substitute",
     "last_words",
     "accelerate",
+    "request_acceleration",
     "deadline",
     "declare_lost",
 )
@@ -74,6 +86,7 @@ DEADLINE_KEYS = {
     "propose": "kill",
     "duel": "kill",
     "duel_agree": "kill",
+    "duel_kills": "kill",
     "save": "witch",
     "poison": "witch",
 }
@@ -110,10 +123,31 @@ class ReplayResult:
         """Each carded character's active cards, in Chinese (``黄牌1张``...)."""
         return {c: ledger.describe() for c, ledger in self.ledgers.items() if ledger.cards}
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form: announcements by day, notes, outcome, expectation failures."""
+    def told(self) -> dict[int, list[dict[str, Any]]]:
+        """The private notices (私下告知) by day: who was told what (the director's view), the
+        identities dealt first (as each character is told it: M72's crows only 乌鸦)."""
+        game = self.game
+        state = game.state
+        out: dict[int, list[dict[str, Any]]] = {}
+        start = game.log[0] if game.log_length else None
+        dealt = start.roles if isinstance(start, GameStarted) else {}
+        for c in game.characters:
+            role = dealt.get(c)
+            if role is None:
+                continue
+            # the role as told (a role changed later is told by its own notice)
+            told_as = game.ruleset.visible_role(state, c) if state.roles[c] == role else role
+            text = f"你的身份：{game.ruleset.role_name(told_as)}"
+            out.setdefault(0, []).append({"to": [c], "kind": "role", "text": text})
+        for t in state.told:
+            out.setdefault(t.day, []).append({"to": list(t.to), "kind": t.kind, "text": t.text})
+        return out
+
+    def to_dict(self, *, private: bool = False) -> dict[str, Any]:
+        """JSON form: announcements by day, notes, outcome, expectation failures; with
+        ``private``, also the private notices by day (``told``: never for players mid-game)."""
         view = self.game.public_view()
-        return {
+        data = {
             "ruleset": self.game.ruleset_id,
             "characters": list(self.game.characters),
             "commitment": view.commitment,
@@ -123,6 +157,9 @@ class ReplayResult:
             "outcome": self.game.outcome().to_dict(),
             "expectation_failures": list(self.failures),
         }
+        if private:
+            data["told"] = {str(d): items for d, items in self.told().items()}
+        return data
 
 
 def _clean(value: Any) -> Any:
@@ -160,6 +197,11 @@ class _Runner:
         self._penalty_rules: PenaltyRules | None = None
         self.date: date | None = None
         self.closes: datetime | None = None
+        # 潜水 / 未投票 at each close (`activity: true`): each character's days so far
+        self.judge_activity = bool(data.get("activity", False))
+        self.activity: dict[str, list[DayActivity]] = {}
+        # today's 加速 requests (character -> time), reset each day
+        self.requests: dict[str, datetime | None] = {}
 
     def where(self, node: Any, label: str) -> str:
         line = node.get(LINE_KEY) if isinstance(node, Mapping) else None
@@ -191,6 +233,8 @@ class _Runner:
             characters.append(name)
         roles = _clean(d.get("roles") or {})
         params = _clean(d.get("params") or {}) or None
+        if d.get("couples") is not None:  # 004: the couples drawn beforehand
+            params = {**(params or {}), "couples": _clean(d["couples"])}
         try:
             return new_game(
                 str(d["ruleset"]),
@@ -286,6 +330,9 @@ class _Runner:
 
         if kind == "post":
             voter = str(need("by"))
+            if voter in game.state.status and voter not in game.state.alive:
+                self.notes.append(f"{self.where(node, name)}: {self.zombie(game, voter)}")
+                return None
             aliases = _clean(self.data.get("aliases") or {})
             candidates = {c: aliases.get(c, []) for c in game.state.living()}
             try:
@@ -351,6 +398,8 @@ class _Runner:
             return LeaveLastWords(str(need("by")), _opt(b.get("text")))
         if kind == "accelerate":
             return ScheduleDay(accelerated=bool(body))
+        if kind == "request_acceleration":
+            return self.request_acceleration(game, str(need("by")), at, node, name)
         if kind == "deadline":
             return DeadlinePassed()
         if kind == "declare_lost":
@@ -370,21 +419,68 @@ class _Runner:
     ) -> Action | None:
         """A card in the seeds' 判罚制度: kept in the character's ledger (3 blue -> 1 yellow,
         3 yellow -> 1 red); a red card, given or reached by escalation, ejects the character."""
+        if "breach" in b:
+            return self.breach(game, b, at, node, name)
         if "character" not in b or "colour" not in b or "reason" not in b:
-            raise self.fail(node, name, "card: needs character, colour and reason")
-        character = str(b["character"])
-        game.require_character(character)
+            raise self.fail(node, name, "card: needs character, colour and reason (or breach)")
         rules = self.penalty_rules(game)
         try:
             colour = CardColour.parse(str(b["colour"]))
-            rules.check_cardable(colour, eliminated=character not in game.state.alive)
         except GameRuleError as exc:
             raise self.fail(node, name, f"[{exc.rule}] {exc.message}") from exc
+        card = Card(colour, str(b["reason"]), _opt(b.get("article")), day=game.state.day, at=at)
+        return self.give(game, str(b["character"]), card, rules, b, node, name)
+
+    def breach(
+        self, game: Game, b: Mapping[str, Any], at: datetime | None, node: Any, name: str
+    ) -> Action | None:
+        """``breach: 串号``: the article of that title, and the card it fixes (M08 串号:
+        此类行为直接判作红牌); a colour given must be that one, and is needed when none is fixed."""
+        if "character" not in b:
+            raise self.fail(node, name, "card: needs character")
+        rules = self.penalty_rules(game)
+        title = str(b["breach"]).strip()
+        article = _article_titled(rules, title)
+        if article is None:
+            raise self.fail(node, name, f"card: {rules.ruleset}的判罚依据没有「{title}」一条")
+        try:
+            given = CardColour.parse(str(b["colour"])) if "colour" in b else None
+        except GameRuleError as exc:
+            raise self.fail(node, name, f"[{exc.rule}] {exc.message}") from exc
+        if given is None and article.fixed is None:
+            raise self.fail(node, name, f"card: 「{title}」没有固定的判罚，须写明 colour")
+        if given is not None and article.fixed is not None and given is not article.fixed:
+            raise self.fail(
+                node,
+                name,
+                f"card: 「{title}」固定判作{article.fixed.chinese}，不能判{given.chinese}",
+            )
+        colour = article.fixed or given or CardColour.GREEN
+        reason = str(b.get("reason") or f"{title}：{article.cite()}")
+        source = CardSource.FIXED if article.fixed is not None else CardSource.DECIDED
+        card = Card(colour, reason, article.code, source, day=game.state.day, at=at)
+        return self.give(game, str(b["character"]), card, rules, b, node, name)
+
+    def give(
+        self,
+        game: Game,
+        character: str,
+        card: Card,
+        rules: PenaltyRules,
+        b: Mapping[str, Any],
+        node: Any,
+        name: str,
+    ) -> Action | None:
+        """Add ``card`` to the character's ledger (escalating); a red card ejects."""
+        try:
+            game.require_character(character)
+            rules.check_cardable(card.colour, eliminated=character not in game.state.alive)
+        except GameRuleError as exc:
+            raise self.fail(node, name, f"[{exc.rule}] {exc.message}") from exc
+        colour, reason = card.colour, card.reason
         player = game.state.players[character]
         ledger = self.ledgers.get(character) or rules.new_ledger(character, player)
-        reason = str(b["reason"])
-        article = _opt(b.get("article"))
-        card = Card(colour, reason, article, day=game.state.day, at=at, player=player)
+        card = replace(card, player=player)
         ledger, ups = ledger.add(card)
         self.ledgers[character] = ledger
         self.notes.append(f"{self.where(node, name)}: {character}：{colour.chinese}（{reason}）")
@@ -393,6 +489,94 @@ class _Runner:
         if colour is CardColour.RED or any(up.colour is CardColour.RED for up in ups):
             return Eject(character, reason, bool(b.get("faction_loses", False)))
         return None
+
+    def zombie(self, game: Game, voter: str) -> str:
+        """A dead character's vote post: 票无效, flagged as 诈尸 with the ruleset's article."""
+        article = self.penalty_rules(game).article_for("zombie")
+        cite = f"（{article.cite()}）" if article is not None else ""
+        return f"诈尸：{voter}已出局，仍在投票帖发帖，票无效{cite}"
+
+    def request_acceleration(
+        self, game: Game, by: str, at: datetime | None, node: Any, name: str
+    ) -> Action | None:
+        """A character's 加速 request, counted against the ruleset's ``acceleration`` (threshold
+        of the living, deadline before the close); reaching it switches 加速 on."""
+        state = game.state
+        try:
+            game.require_alive(by)
+        except GameRuleError as exc:
+            raise self.fail(node, name, f"[{exc.rule}] {exc.message}") from exc
+        if state.phase != DAY or state.flags.get("day_closed"):
+            raise self.fail(node, name, "[not_day] 只能在讨论日申请加速")
+        rule = acceleration_rule(game)
+        if rule is None:
+            raise self.fail(node, name, f"{game.ruleset_id} has no 加速 threshold (acceleration)")
+        here = self.where(node, name)
+        minutes = rule.get("deadline_before_close_minutes")
+        quote = rule.get("quote", "")
+        late = (
+            minutes is not None
+            and at is not None
+            and self.closes is not None
+            and at > self.closes - timedelta(minutes=int(minutes))
+        )
+        if late:
+            self.notes.append(f"{here}: {by}申请加速已过时限，不计入（{quote}）")
+            return None
+        if by in self.requests:
+            self.notes.append(f"{here}: {by}已经申请过加速")
+            return None
+        self.requests[by] = at
+        if state.flags.get("accelerated"):
+            return None
+        living = len(state.alive)
+        n = len(self.requests)
+        reached = 2 * n >= living if rule["threshold"] == "at_least_half" else 2 * n > living
+        self.notes.append(f"{here}: {by}申请加速（{n}/{living}）")
+        if not reached:
+            return None
+        self.notes.append(f"{here}: 申请加速{n}人，存活{living}人：加速（{quote}）")
+        return ScheduleDay(accelerated=True)
+
+    def judge_day_activity(
+        self, game: Game, entry: Mapping[str, Any], subjects: list[str], voted: set[str], label: str
+    ) -> list[Action]:
+        """潜水 and 未投票 at the close (``activity: true``), as the service judges them
+        (``penalties.activity_penalties``): each fixed yellow is noted and kept in the ledger;
+        a red reached by escalation ejects (returned, to apply once the close is done)."""
+        rules = self.penalty_rules(game)
+        state = game.state
+        day = state.day
+        accelerated = bool(state.flags.get("accelerated"))
+        posts = _clean(entry.get("posts") or {})
+        if not isinstance(posts, Mapping):
+            raise self.fail(entry, label, "posts must map characters to post counts")
+        default = posts.get("*", 0)
+        ejects: list[Action] = []
+        for c in subjects:
+            raw = posts.get(c, default)
+            try:
+                count, water = (
+                    (int(raw.get("posts", 0)), int(raw.get("water", 0)))
+                    if isinstance(raw, Mapping)
+                    else (int(raw), 0)
+                )
+            except (TypeError, ValueError) as exc:
+                raise self.fail(entry, label, f"posts: {c}: not a post count: {raw!r}") from exc
+            days = self.activity.setdefault(c, [])
+            days.append(DayActivity(day, count, water, c in voted, accelerated))
+            try:
+                due = [p for p in activity_penalties(days, rules=rules) if p.day == day]
+            except GameRuleError as exc:
+                raise self.fail(entry, label, f"[{exc.rule}] {exc.message}") from exc
+            for penalty in due:
+                card = penalty.card()  # the reason worded as the service words it
+                reason = f"判罚依据{penalty.article}：{penalty.reason}"
+                card = replace(card, reason=reason, at=self.closes)
+                action = self.give(game, c, card, rules, {}, entry, f"{label} close")
+                if action is not None:
+                    ejects.append(action)
+        return ejects
 
     def apply(self, game: Game, action: Action, node: Any, label: str) -> None:
         try:
@@ -432,11 +616,21 @@ class _Runner:
         self.closes = self.when(entry["closes"], entry, label) if entry.get("closes") else None
         if self.closes is not None:
             self.apply(game, ScheduleDay(closes_at=self.closes), entry, label)
+        self.requests = {}
         self.run_steps(game, entry.get("steps"), label)
         if state.ended:
             return
         if state.phase == DAY and not state.flags.get("day_closed"):
+            deferred = set(state.flags.get("deferred_cards") or ())
+            subjects = [c for c in state.living() if c not in deferred]
+            voted = set(state.ballots)
+            ejects: list[Action] = []
+            if self.judge_activity:  # judged on the day as it closes (加速 or not)
+                ejects = self.judge_day_activity(game, entry, subjects, voted, label)
             self.apply(game, CloseDay(at=self.closes), entry, f"{label} close")
+            for action in ejects:  # red cards reached by escalation, after the tally
+                if not state.ended:
+                    self.apply(game, action, entry, f"{label} close")
         self.run_steps(game, entry.get("after_close"), f"{label} after close")
         if state.ended:
             return
@@ -467,6 +661,24 @@ class _Runner:
         if "sheriff" in expect and expect["sheriff"] != game.state.sheriff:
             failures.append(f"sheriff: expected {expect['sheriff']}, got {game.state.sheriff}")
         return failures
+
+
+def acceleration_rule(game: Game) -> dict[str, Any] | None:
+    """The ruleset's ``acceleration`` block: ``threshold`` (``at_least_half`` M72 大于等于存活人数
+    的一半 | ``more_than_half`` M08 过半数, 004 超过二分之一), ``deadline_before_close_minutes``
+    (M72: 讨论日结束三个小时前) and the seed's ``quote``; None if the ruleset has none."""
+    rule = dict(game.params.raw.get("acceleration") or {})
+    if rule.get("threshold") not in {"at_least_half", "more_than_half"}:
+        return None
+    return rule
+
+
+def _article_titled(rules: PenaltyRules, title: str) -> Article | None:
+    """The article of ``rules`` whose title is ``title`` (``串号``), with its single item."""
+    for code, entry in rules.articles.items():
+        if str(entry.get("title", "")) == title:
+            return rules.article(code)
+    return None
 
 
 def _opt(value: Any) -> str | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from game_rules.enums import Phase
 from game_rules.events import (
     ActionTaken,
     Announced,
@@ -44,10 +45,11 @@ from game_rules.frozen import quick_frozen
 from game_rules.params import RulesetParams
 from game_rules.votes import Ballot, BallotBox
 
-SETUP = "setup"
-DAY = "day"
-NIGHT = "night"
-ENDED = "ended"
+# plain-str twins of game_rules.enums.Phase (the engines compare phases on every action)
+SETUP: str = Phase.SETUP.value
+DAY: str = Phase.DAY.value
+NIGHT: str = Phase.NIGHT.value
+ENDED: str = Phase.ENDED.value
 
 
 @quick_frozen

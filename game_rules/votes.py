@@ -878,7 +878,9 @@ class Tally:
         """The seeds' public form: one "XX获得X票" line per target, most votes first.
 
         Ties keep the order of each target's first counted vote. Abstentions, if any, follow as
-        "弃权X票". Hidden extra votes are never shown; a target with only extra votes is not listed.
+        "弃权X票", X the number of characters who abstained (not weighted: a sheriff's 弃权 is one
+        character's). Hidden extra votes are never shown; a target with only extra votes is not
+        listed.
 
         >>> from datetime import datetime
         >>> p = load_vote_policy("m08")
@@ -900,7 +902,7 @@ class Tally:
             if units[t] > 0
         ]
         if self.abstainers:
-            lines.append(f"{ABSTAIN_WORD}{format_votes(self.abstentions)}票")
+            lines.append(f"{ABSTAIN_WORD}{len(self.abstainers)}票")
         if not lines:
             return "本日无有效投票"
         return "\n".join(lines)
@@ -959,12 +961,15 @@ def tally(
     extra: Mapping[str, Fraction] | None = None,
     *,
     exclude: Collection[str] = (),
+    void_targets: Collection[str] = (),
 ) -> Tally:
     """Weigh the box's current ballots.
 
     ``weights``: per-voter weight (missing voters weigh 1; the sheriff 2 in M72, 3/2 in M08).
     ``extra``: hidden additions per target (the big crow's +1), counted but never announced.
     ``exclude``: voters whose ballots no longer count (e.g. red-carded before the tally).
+    ``void_targets``: characters who are no longer targets (红牌罚下 before the vote: 已经公示的出局
+    角色……不允许被选为……投票的目标): ballots on them count for nobody and are not announced.
 
     >>> from datetime import datetime
     >>> p = load_vote_policy("m72")
@@ -990,6 +995,7 @@ def tally(
         scale = 1
         units = {}
     excluded = frozenset(exclude)
+    void = frozenset(void_targets)
 
     shown_units: dict[str, int] = {}
     abstainers: list[str] = []
@@ -1007,12 +1013,14 @@ def tally(
         if target is None:
             abstainers.append(voter)
             abstained += unit(voter, scale)
+        elif target in void:
+            continue
         else:
             shown_units[target] = shown_units.get(target, 0) + unit(voter, scale)
     count_units = dict(shown_units)
     extras: dict[str, Fraction] = {}
     for target, add in added.items():
-        if add:
+        if add and target not in void:
             extras[target] = add
             count_units[target] = count_units.get(target, 0) + add.numerator * (
                 scale // add.denominator
@@ -1027,7 +1035,12 @@ def tally(
             continue
         counted += 1
         voted = b.target
-        if voted is not None and voted not in first_vote and final[voter] is b:
+        if (
+            voted is not None
+            and voted not in first_vote
+            and final[voter] is b
+            and voted not in void
+        ):
             first_vote[voted] = i
     return Tally(
         MappingProxyType(count_units),

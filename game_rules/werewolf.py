@@ -32,6 +32,8 @@ from game_rules.actions import (
     ScheduleDay,
     UseSkill,
 )
+from game_rules.announcements import Wording, day_opening, wording
+from game_rules.enums import RED_CARD, VOTE
 from game_rules.errors import (
     DeadActorError,
     IllegalActionError,
@@ -154,6 +156,9 @@ class WerewolfRuleset(Ruleset):
     def __init__(self, params: RulesetParams) -> None:
         super().__init__(params)
         self.policy = vote_policy_for(params)
+        #: the facts each day opens with (the ruleset's ``day_opening``), and their one wording
+        self.opening: tuple[str, ...] = day_opening(params.raw)
+        self.words: Wording = wording()
         self._decision_keys: frozenset[str] | None = None
         self.sheriff_weight = params.sheriff_weight or Fraction(1)
         self.day1_vote = str(params.extra.get("day1_vote", "elect"))
@@ -199,7 +204,7 @@ class WerewolfRuleset(Ruleset):
         """Consequences of one elimination (decisions, 激励...). Base: the sheriff's 殉职."""
         state = game.state
         if character == state.sheriff:
-            if cause == "red_card":
+            if cause == RED_CARD:
                 self.random_sheriff(game)
             else:
                 self.open_decision(game, character, "succession", "请选择继任警长（殉职）")
@@ -413,7 +418,7 @@ class WerewolfRuleset(Ruleset):
         game.emit(event)
 
     def tally_today(self, state: GameState) -> Tally:
-        """Today's weighted tally (sheriff weight, hidden extras, dead voters excluded)."""
+        """Today's weighted tally (sheriff weight, extras; the dead neither vote nor count)."""
         box = state.vote_box
         sheriff = state.sheriff
         alive = state.alive
@@ -421,7 +426,9 @@ class WerewolfRuleset(Ruleset):
         if sheriff is not None and sheriff in alive:
             weights = {sheriff: self.sheriff_weight}
         exclude = set(map(_VOTER, box.history)).difference(alive)
-        return tally(box, weights, self.hidden_extra(state), exclude=exclude)
+        # M08/004 白天红牌罚下在被投票出局之前: a character out before the close is no target
+        void = {b.target for b in box.history if b.target is not None}.difference(alive)
+        return tally(box, weights, self.hidden_extra(state), exclude=exclude, void_targets=void)
 
     @staticmethod
     def living_top(state: GameState, t: Tally) -> tuple[str, ...]:
@@ -476,23 +483,26 @@ class WerewolfRuleset(Ruleset):
             )
         )
         game.emit(Announced(day, DAY, t.announcement(), "tally"))
+        words = self.words
         if sheriff is not None:
             game.emit(SheriffChanged(sheriff, "elected", day))
-            game.emit(Announced(day, DAY, f"{sheriff}当选警长", "sheriff", (sheriff,)))
+            game.emit(
+                Announced(day, DAY, words.line("elected", name=sheriff), "sheriff", (sheriff,))
+            )
             game.emit(Told((sheriff,), day, "你当选警长", "sheriff"))
         elif elect:
-            game.emit(Announced(day, DAY, "无人当选警长", "sheriff"))
+            game.emit(Announced(day, DAY, words.line("no_sheriff"), "sheriff"))
         if eliminate:
             if out is not None:
-                game.emit(Announced(day, DAY, f"{out}被投票出局", "out", (out,)))
-                self.eliminate(game, out, "vote")
+                game.emit(Announced(day, DAY, words.line("voted_out", name=out), "out", (out,)))
+                self.eliminate(game, out, VOTE)
             elif len(tops) > 1:
-                game.emit(Announced(day, DAY, "平票，无人出局", "out"))
+                game.emit(Announced(day, DAY, words.line("tie"), "out"))
             else:
-                game.emit(Announced(day, DAY, "无人出局", "out"))
+                game.emit(Announced(day, DAY, words.line("nobody_out"), "out"))
         for carded in list(state.flags.get("deferred_cards") or ()):
             # M72: 白天红牌罚下导致的出局结算在投票结算之后执行
-            self.eliminate(game, carded, "red_card")
+            self.eliminate(game, carded, RED_CARD)
         if state.flags.get("deferred_cards"):
             game.emit(FlagSet("deferred_cards", []))
         self.advance(game)
@@ -534,6 +544,55 @@ class WerewolfRuleset(Ruleset):
         else:
             game.emit(Announced(state.day, state.phase, text, kind, names))
 
+    def opening_announcements(self, game: Game, day: int) -> None:
+        """The facts the ruleset's days open with (``day_opening``, in its seed's order), each in
+        its one wording; facts about the previous day are left out on day 1."""
+        state = game.state
+        words = self.words
+        prev = day - 1
+        for fact in self.opening:
+            names: list[str]
+            kind = "out"
+            if fact == "voted_out":  # 前一天因投票出局角色名单
+                names = [
+                    e.character
+                    for e in state.eliminations
+                    if e.day == prev and e.phase == DAY and e.cause == VOTE
+                ]
+            elif fact == "night_out":  # 夜晚出局角色名单 / 昨晚出局角色名单
+                names = [
+                    e.character for e in state.eliminations if e.day == prev and e.phase == NIGHT
+                ]
+            elif fact == "out":  # 前一天出局角色名单
+                names = [e.character for e in state.eliminations if e.day == prev]
+            elif fact == "sheriff":  # 当日警长
+                sheriff = state.sheriff
+                names = [sheriff] if sheriff is not None and sheriff in state.alive else []
+                kind = "status"
+            else:  # living: 存活角色状态
+                names = state.living()
+                kind = "status"
+            if kind == "out" and prev < 1:
+                continue
+            game.emit(Announced(day, DAY, words.fact(fact, names), kind, tuple(names)))
+
+    def finish(self, game: Game, winner: str | None, results: dict[str, str], reason: str) -> None:
+        """End the game. At night, that night's deaths (and what else waited for the morning) are
+        announced first: the game ends before the next day could open with them."""
+        state = game.state
+        if state.phase == NIGHT:
+            names = [
+                e.character for e in state.eliminations if e.day == state.day and e.phase == NIGHT
+            ]
+            text = self.words.fact("night_out", names)
+            game.emit(Announced(state.day, NIGHT, text, "out", tuple(names)))
+            news = state.flags.get("night_news") or ()
+            for text, kind, listed in news:
+                game.emit(Announced(state.day, NIGHT, text, kind, tuple(listed)))
+            if news:
+                game.emit(FlagSet("night_news", []))
+        game.end(winner, results, reason)
+
     def publish_night_news(self, game: Game, day: int) -> None:
         """Emit the announcements kept during the night."""
         news = game.state.flags.get("night_news") or ()
@@ -550,7 +609,7 @@ class WerewolfRuleset(Ruleset):
         if character not in state.alive:
             return False
         game.emit(Eliminated(character, cause, state.day, state.phase, by))
-        if cause != "red_card":
+        if cause != RED_CARD:
             self.grant_last_words(game, character)
         self.on_eliminated(game, character, cause)
         self.judge(game)
@@ -619,7 +678,8 @@ class WerewolfRuleset(Ruleset):
             raise InvalidTargetError("dead_target", f"{target}已出局，不能继任警长")
         game.emit(DecisionClosed(action.actor, "succession", target, "chosen"))
         game.emit(SheriffChanged(target, "successor", state.day))
-        self.announce(game, f"{action.actor}<殉职>，{target}继任警长", "sheriff", (target,))
+        text = self.words.line("succession", by=action.actor, name=target)
+        self.announce(game, text, "sheriff", (target,))
         game.emit(Told((target,), state.day, "你继任警长", "sheriff"))
 
     def default_succession(self, game: Game, actor: str) -> None:
@@ -636,7 +696,7 @@ class WerewolfRuleset(Ruleset):
             return
         pick = game.pick("sheriff", living)
         game.emit(SheriffChanged(pick, "random", state.day))
-        self.announce(game, f"{pick}被随机指定为警长", "sheriff", (pick,))
+        self.announce(game, self.words.line("random_sheriff", name=pick), "sheriff", (pick,))
         game.emit(Told((pick,), state.day, "你被随机指定为警长", "sheriff"))
 
     # =========================================================================================
@@ -660,7 +720,7 @@ class WerewolfRuleset(Ruleset):
             raise IllegalActionError("last_words_given", f"{action.actor}已经留过（或放弃了）遗言")
         game.emit(LastWordsGiven(action.actor, action.text, state.day))
         if action.text is not None and self._words_publish_now(state, action.actor):
-            text = f"{action.actor}的遗言：{action.text}"
+            text = self.words.line("last_words", name=action.actor, text=action.text)
             game.emit(Announced(state.day, state.phase, text, "words", (action.actor,)))
 
     @staticmethod
@@ -704,7 +764,8 @@ class WerewolfRuleset(Ruleset):
         }
         for c in waiting:
             if c not in published:
-                game.emit(Announced(day, DAY, f"{c}的遗言：{given[c]}", "words", (c,)))
+                text = self.words.line("last_words", name=c, text=str(given[c]))
+                game.emit(Announced(day, DAY, text, "words", (c,)))
 
     # =========================================================================================
     # red cards
@@ -723,7 +784,8 @@ class WerewolfRuleset(Ruleset):
             already = c not in state.alive or c in deferred
             game.emit(Carded(c, action.cause, state.day, state.phase, "red", already))
             if not already:
-                game.emit(Announced(state.day, state.phase, f"{c}被红牌罚下", "card", (c,)))
+                text = self.words.line("red_card", name=c)
+                game.emit(Announced(state.day, state.phase, text, "card", (c,)))
                 if (
                     self.params.red_card_timing == "after_vote"
                     and state.phase == DAY
@@ -731,9 +793,9 @@ class WerewolfRuleset(Ruleset):
                 ):
                     game.emit(FlagSet("deferred_cards", [*deferred, c]))
                 else:
-                    self.eliminate(game, c, "red_card")
+                    self.eliminate(game, c, RED_CARD)
             if action.faction_loses:
-                game.emit(FactionLost(faction, "red_card"))
+                game.emit(FactionLost(faction, RED_CARD))
                 self.judge(game)
             self.advance(game)
         except _Ended:

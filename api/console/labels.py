@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from game_rules.enums import LABELLED
+
 LABELS_FILE = Path(__file__).with_name("labels.yaml")
 
 
@@ -21,7 +23,21 @@ LABELS_FILE = Path(__file__).with_name("labels.yaml")
 def labels() -> dict[str, dict[str, str]]:
     """Every label table, read once per process."""
     raw: dict[str, Any] = yaml.safe_load(LABELS_FILE.read_text(encoding="utf-8"))
-    return {table: {str(k): str(v) for k, v in entries.items()} for table, entries in raw.items()}
+    tables = {table: {str(k): str(v) for k, v in entries.items()} for table, entries in raw.items()}
+    check_keys(tables)
+    return tables
+
+
+def check_keys(tables: dict[str, dict[str, str]]) -> None:
+    """Raise ``ValueError`` unless each table keyed by a closed set of the game core
+    (``game_rules.enums.LABELLED``: phases, causes, skills, colours) labels exactly its members:
+    a wrong key would show the raw key on the page."""
+    for table, members in LABELLED.items():
+        keys = set(tables.get(table, {}))
+        values = {str(m.value) for m in members}
+        if keys != values:
+            unknown, missing = sorted(keys - values), sorted(values - keys)
+            raise ValueError(f"labels.yaml {table}: unknown keys {unknown}, missing {missing}")
 
 
 def label(table: str, key: str | None) -> str:

@@ -31,6 +31,8 @@ from game_rules.actions import (
     LeaveLastWords,
     UseSkill,
 )
+from game_rules.enums import BARBECUE as BY_BARBECUE  # the cause (BARBECUE: the skill)
+from game_rules.enums import MARTYR, RED_CARD, VOTE
 from game_rules.errors import (
     DeadActorError,
     IllegalActionError,
@@ -54,7 +56,7 @@ from game_rules.events import (
 )
 from game_rules.params import RulesetParams
 from game_rules.registry import register_engine
-from game_rules.state import DAY, NIGHT, SETUP, GameState
+from game_rules.state import DAY, SETUP, GameState
 from game_rules.wa004 import events as ev
 from game_rules.wa004.couples import (
     DISTURBED,
@@ -110,7 +112,7 @@ from game_rules.wa004.roles import (
     Role,
     Skill,
 )
-from game_rules.wa004.rules import Wa004Rules
+from game_rules.wa004.rules import Wa004Rules, fixed_couples
 from game_rules.werewolf import WerewolfRuleset
 
 if TYPE_CHECKING:
@@ -198,8 +200,13 @@ class Wa004Ruleset(WerewolfRuleset):
     def start(self, game: Game) -> None:
         """游戏开始时，随机分配情侣; the 变节者 are asked for their true love."""
         state = game.state
-        pool = game.shuffled("couples", [c for c in state.characters if state.roles[c] != NOBLE])
-        pairs = tuple((pool[i], pool[i + 1]) for i in range(0, len(pool), 2))
+        pool = [c for c in state.characters if state.roles[c] != NOBLE]
+        fixed = self.params.extra.get("couples")
+        if fixed:  # the couples a director drew beforehand (a script's `couples:`)
+            pairs = fixed_couples(fixed, pool)
+        else:
+            pool = game.shuffled("couples", pool)
+            pairs = tuple((pool[i], pool[i + 1]) for i in range(0, len(pool), 2))
         game.emit(ev.CouplesDrawn(pairs))
         group = noble_group(state)
         game.emit(Told(group, 0, f"单身贵族群：{'、'.join(group)}", "group"))
@@ -444,7 +451,7 @@ class Wa004Ruleset(WerewolfRuleset):
         state = game.state
         if character not in state.alive:
             return False
-        if cause != "red_card":
+        if cause != RED_CARD:
             guard = self.protection(state, character)
             if guard is not None:
                 why = f"<{guard.label}>使其免于出局（{cause}）"
@@ -464,19 +471,21 @@ class Wa004Ruleset(WerewolfRuleset):
         if lover not in state.alive:
             return
         martyr = state.roles[lover] == GUARDIAN and (
-            cause != "red_card" or self.rules.martyrdom_on_red_card
+            cause != RED_CARD or self.rules.martyrdom_on_red_card
         )
         if martyr and self.protection(state, lover) is None:
             # 殉情<强制>: 当你的情侣出局时，你也出局 (announced at once by day, with no cause)
             if state.phase == DAY:
-                game.emit(Announced(state.day, DAY, f"{lover}出局", "out", (lover,)))
-            self.eliminate(game, lover, "martyr", by=character)
+                game.emit(
+                    Announced(state.day, DAY, self.words.line("out", name=lover), "out", (lover,))
+                )
+            self.eliminate(game, lover, MARTYR, by=character)
             return
         if martyr:
             why = "<捍卫>使其免于出局（martyr）"
             game.emit(ev.EffectBlocked(lover, DEFEND, lover, why))
         game.emit(Told((lover,), state.day, f"你的情侣{character}已出局，你处于单身状态", "lover"))
-        own = cause == "barbecue" and is_noble(state, lover)  # lost by its own group's skill
+        own = cause == BY_BARBECUE and is_noble(state, lover)  # lost by its own group's skill
         if not own:
             self.mark(game, lover, "lost_lover")
 
@@ -524,35 +533,23 @@ class Wa004Ruleset(WerewolfRuleset):
         game.emit(VotesTallied(day, t.count_texts(), tops, out))
         game.emit(Announced(day, DAY, t.announcement(), "tally"))
         if out is None:
-            game.emit(Announced(day, DAY, "平票，无人出局" if tops else "无人出局", "out"))
+            text = self.words.line("tie" if tops else "nobody_out")
+            game.emit(Announced(day, DAY, text, "out"))
         else:
             guard = self.protection(state, out)
             if guard is not None:
                 why = f"<{guard.label}>使其免于出局（vote）"
                 game.emit(ev.EffectBlocked(out, guard.value, out, why))
-                game.emit(Announced(day, DAY, "无人出局", "out"))
+                game.emit(Announced(day, DAY, self.words.line("nobody_out"), "out"))
             else:
-                game.emit(Announced(day, DAY, f"{out}被投票出局", "out", (out,)))
-                self.eliminate(game, out, "vote")
+                text = self.words.line("voted_out", name=out)
+                game.emit(Announced(day, DAY, text, "out", (out,)))
+                self.eliminate(game, out, VOTE)
         self.advance(game)
 
     def day_announcements(self, game: Game, day: int) -> None:
-        """每个游戏日白天开始时: the previous day's and night's eliminations, in order."""
-        state = game.state
-        prev = day - 1
-        if prev >= 1:
-            by_day: list[str] = []
-            by_night: list[str] = []
-            for e in state.eliminations:
-                if e.day == prev:
-                    if e.phase == DAY:
-                        by_day.append(e.character)
-                    elif e.phase == NIGHT:
-                        by_night.append(e.character)
-            summary = f"前一日白天出局：{'、'.join(by_day) or '无'}"
-            game.emit(Announced(day, DAY, summary, "summary"))
-            text = f"昨晚出局：{'、'.join(by_night)}" if by_night else "昨晚无人出局"
-            game.emit(Announced(day, DAY, text, "out", tuple(by_night)))
+        """公示前一天投票出局角色名单，昨晚出局角色名单 (``day_opening``), then last words."""
+        self.opening_announcements(game, day)
         self.publish_last_words(game, day)
 
     # =========================================================================================
@@ -646,7 +643,7 @@ class Wa004Ruleset(WerewolfRuleset):
         state = game.state
         kill = next((o for o in reversed(orders) if o.skill == BARBECUE), None)
         if kill is not None and kill.target in state.alive and state.with_role(NOBLE):
-            self.eliminate(game, kill.target, "barbecue", by=kill.actor)
+            self.eliminate(game, kill.target, BY_BARBECUE, by=kill.actor)
 
     def resolve_couples(self, game: Game, orders: list[ActionTaken]) -> None:
         """(4) 情侣结算: 分手, then mutual 私奔, then 牛头人, each in submission order.
@@ -897,7 +894,7 @@ class Wa004Ruleset(WerewolfRuleset):
 
     def _win(self, game: Game, faction: str, reason: str) -> None:
         results = {f: (WIN if f == faction else LOSE) for f in self.params.factions}
-        game.end(str(faction), results, reason)
+        self.finish(game, str(faction), results, reason)
 
 
 # a call, not a class decorator: mypyc compiles only undecorated classes to native ones

@@ -62,3 +62,25 @@ class Wa004Rules:
             return cls(**{str(k): v for k, v in raw.items()})
         except TypeError as exc:
             raise ParameterError("bad_parameters", f"rules: {exc}") from exc
+
+
+def fixed_couples(fixed: Any, pool: list[str]) -> tuple[tuple[str, str], ...]:
+    """Couples given as the ``couples`` parameter (a director's draw written down), checked:
+    除单身贵族（1人）以外的角色两个一组, each of ``pool`` (the non-nobles) in exactly one pair.
+
+    >>> fixed_couples([["甲", "乙"], ["丙", "丁"]], ["甲", "乙", "丙", "丁"])
+    (('甲', '乙'), ('丙', '丁'))
+    """
+    if not isinstance(fixed, list | tuple) or not all(
+        isinstance(p, list | tuple) and len(p) == 2 for p in fixed
+    ):
+        raise ParameterError("couples", "情侣须两个一组：couples: [[甲, 乙], ...]")
+    pairs = tuple((str(p[0]), str(p[1])) for p in fixed)
+    named = [c for pair in pairs for c in pair]
+    if sorted(named) != sorted(pool):
+        odd = sorted(set(pool) ^ set(named)) or sorted(pool)
+        raise ParameterError(
+            "couples",
+            "除单身贵族以外的角色须各在一对情侣中（单身贵族不能有情侣）：" + "、".join(odd),
+        )
+    return pairs

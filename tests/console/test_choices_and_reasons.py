@@ -222,7 +222,8 @@ def test_m08_duel_plan_and_agreements_end_the_game(app: Flask, console: Any) -> 
     # 3 of 4: 决战 is judged at once; 千歌 (女巫) has not used 救药, so the wolves lose.
     announcements = console.announcements(game)
     assert "狼人阵营发动<决战>，执行轮次决胜" in announcements
-    assert "村民阵营胜利，游戏结束" in announcements
+    won = "村民阵营胜利，游戏结束（轮次决胜：女巫仍未使用过救药，狼人阵营直接判负）"
+    assert won in announcements
     assert console.director_view(game)["ended"]
 
     audited = audited_actions(app, game["id"])[len(WOLVES) :]

@@ -87,7 +87,7 @@ def test_a_refused_post_leaves_the_whole_page_unimported(
 
 
 def tally(app: Flask, game_id: str) -> tuple[dict[str, Any], str]:
-    from api.referee import read_game
+    from api.locking import read_game
 
     with app.app_context(), read_game(game_id) as (_s, _row, g):
         t = g.ruleset.tally_today(g.state)

@@ -278,11 +278,18 @@ def test_incite_only_the_next_night(m72: Game) -> None:
 
 
 def test_red_carded_cub_gives_no_incite(m72: Game) -> None:
+    """「激励<强制> —— 当幼狼并非因红牌罚下而出局后，仅限下一个夜晚，狼人可以再使用一次<杀人>」:
+    a cub red-carded by day gives the wolves no second kill that night (the night that would be
+    "the next night" had it gone out otherwise: a vote-out the same day opens it)."""
     to_day2(m72)
+    m72.eject("幼", "恶意破坏")  # by day: settled after the vote (M72)
     vote_day(m72, {})
-    m72.eject("幼", "恶意破坏")
-    with pytest.raises(SkillUsedUpError):
+    assert "幼" not in m72.state.alive and m72.state.phase == "night" and m72.state.day == 2
+    m72.apply(UseSkill("狼", "kill", "村甲"))
+    with pytest.raises(SkillUsedUpError) as err:
         m72.apply(UseSkill("狼", "extra_kill", "村乙"))
+    assert err.value.rule == "no_incite"
+    assert not any(t.kind == "incite" for t in m72.state.told)
 
 
 # -- sheriff 殉职 -------------------------------------------------------------------------------

@@ -141,7 +141,7 @@ def test_ledger_history_and_escalation_preview() -> None:
         ledger, _ = ledger.add(Card(BLUE, "x", category=cat))
     s = suggest_card("vest", rules="wa004", history=ledger)
     assert s.colour is BLUE
-    assert s.escalations == ("三张蓝牌（#0、#1、#2）升级为一张黄牌（#3）",)
+    assert s.escalations == ("三张蓝牌（#1、#2、#3）升级为一张黄牌（#4）",)  # numbered from 1
     assert any("此牌将引起升级" in r and "三张【蓝牌】升级为一张【黄牌】" in r for r in s.reasons)
     assert len(ledger.cards) == 2  # a suggestion changes nothing
 

@@ -35,8 +35,12 @@ def test_m72_example_replays_to_its_outcome() -> None:
     assert outcome.seed == "m72-example-2026-11"
     assert any("废票" in n for n in result.notes)  # 滴滴's vote without a reason
     assert any("超过行动时限" in n for n in result.notes)  # the late crow
-    # 淘宝's three yellow cards merged into a red one: 红牌罚下
+    # 淘宝's three yellow cards merged into a red one: 红牌罚下 (cards numbered from 1)
     assert result.cards() == {"淘宝": "红牌1张（由三张黄牌升级）"}
+    assert any("三张黄牌（#1、#2、#3）升级为一张红牌（#4）" in n for n in result.notes)
+    # day 3: 4 of 8 living ask before 18:00 (大于等于存活人数的一半); the fifth asks too late
+    assert any("申请加速4人，存活8人：加速" in n for n in result.notes)
+    assert any("豆瓣申请加速已过时限，不计入" in n for n in result.notes)
 
 
 def test_m08_example_replays_to_its_outcome() -> None:

@@ -164,9 +164,12 @@ def test_announcement_order_ignores_withdrawn_votes() -> None:
     assert tally(box).announcement() == "甲获得1票\n丙获得1票\n乙获得1票"
 
 
-def test_announcement_with_half_votes_and_abstentions() -> None:
-    box = box_of(("S", None, 1), ("A", "X", 2))
-    assert tally(box, {"S": Fraction(3, 2)}).announcement() == "X获得1票\n弃权1.5票"
+def test_announcement_counts_abstaining_characters_not_weights() -> None:
+    """弃权 is a count of characters: the 1.5-vote sheriff's 弃权 is one character's."""
+    box = box_of(("S", None, 1), ("A", "X", 2), ("B", None, 3))
+    t = tally(box, {"S": Fraction(3, 2)})
+    assert t.announcement() == "X获得1票\n弃权2票"
+    assert t.abstentions == Fraction(5, 2)  # the weighted total stays available
 
 
 def test_format_votes() -> None:
@@ -177,3 +180,11 @@ def test_format_votes() -> None:
         "0.25",
         "2/3",
     ]
+
+
+def test_void_targets_count_for_nobody_and_are_not_announced() -> None:
+    """ "白天红牌罚下在被投票出局之前": ballots on a character out before the close are void."""
+    box = box_of(("A", "X", 1), ("B", "X", 2), ("C", "X", 3), ("D", "Y", 4), ("E", None, 5))
+    result = tally(box, {"D": Fraction(2)}, {"X": Fraction(1)}, void_targets={"X"})
+    assert dict(result.counts) == {"Y": 2} and result.top() == ("Y",)
+    assert result.announcement() == "Y获得2票\n弃权1票"

@@ -52,14 +52,18 @@ def test_example_announcements_follow_the_seed() -> None:
     by_day = game.public_view().by_day()
     assert by_day[1][1:] == ["水泽依绪被投票出局", "观月真奈美出局"]
     assert by_day[2][:3] == [
-        "前一日白天出局：水泽依绪、观月真奈美",
-        "昨晚无人出局",
+        "前一天投票出局角色：水泽依绪",
+        "夜晚无人出局",
         "水泽依绪的遗言：我只是不爱说话而已",
     ]
     assert "无人出局" in by_day[2] and "无人出局" in by_day[3]  # 捍卫, then 尊贵
     assert "杉浦小春被红牌罚下" in by_day[3]
-    assert by_day[4][:2] == ["前一日白天出局：杉浦小春", "昨晚出局：藤井冬弥、和泉千晶"]
-    assert by_day[4][-2:] == ["变节者阵营胜利，游戏结束", "随机种子公开：wa004-example"]
+    # the red card was announced at once: the opening's list is the vote's (nobody on day 3)
+    assert by_day[4][:2] == ["前一天无人投票出局", "夜晚出局角色：藤井冬弥、和泉千晶"]
+    assert by_day[4][-2:] == [
+        "变节者阵营胜利，游戏结束（所有存活的变节者都与其真爱对象成为情侣）",
+        "随机种子公开：wa004-example",
+    ]
 
 
 def test_example_private_notices() -> None:

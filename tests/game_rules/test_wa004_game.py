@@ -228,11 +228,16 @@ def test_last_words_are_published_when_the_next_day_begins() -> None:
 
 
 def test_day_start_lists_the_previous_day_and_night_in_order() -> None:
+    """「进入下一天讨论日，公示前一天投票出局角色名单，昨晚出局角色名单」: the vote's list holds
+    the voted-out only (the lover's 殉情 was announced at once: 「白天因投票出局的所有角色将立即
+    公示」)."""
     g, pairs = start()
     (b0, g0), (_b1, g1) = pairs[:2]
     play_day(g, {v: b0 for v in g.state.living()})
+    day1 = texts(g)
+    assert day1[-2:] == [f"{b0}被投票出局", f"{g0}出局"]
     play_night(g, order(NOBLE, "barbecue", g1))
-    assert texts(g)[-2:] == [f"前一日白天出局：{b0}、{g0}", f"昨晚出局：{g1}"]
+    assert texts(g)[-2:] == [f"前一天投票出局角色：{b0}", f"夜晚出局角色：{g1}"]
 
 
 def test_public_announcements_never_name_a_role() -> None:

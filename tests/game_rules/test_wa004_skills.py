@@ -298,7 +298,7 @@ def test_martyrdom_guardian_follows_its_lover_at_night() -> None:
     play_night(g, order(NOBLE, "barbecue", s.b0))
     assert causes(g) == [(s.b0, "barbecue"), (s.g0, "martyr")]
     texts = [a.text for a in g.public_view().announcements]
-    assert f"昨晚出局：{s.b0}、{s.g0}" in texts
+    assert f"夜晚出局角色：{s.b0}、{s.g0}" in texts
 
 
 def test_martyrdom_after_a_vote_is_announced_at_once_without_its_cause() -> None:
