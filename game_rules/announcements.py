@@ -1,4 +1,4 @@
-"""The wording of every announcement (公示), as data: ``rulesets/announcements.yaml``.
+"""The wording of every announcement (公示), as data: ``rulesets/common.announcements.yaml``.
 
 One wording per fact, whatever the ruleset: a ruleset chooses *which* facts its days open with
 (``day_opening`` in its YAML, in its seed's order), never how they read.
@@ -48,16 +48,18 @@ class Wording:
 @cache
 def wording() -> Wording:
     """The shared wording, read once."""
-    path = resources.files("game_rules.rulesets").joinpath("announcements.yaml")
+    path = resources.files("game_rules.rulesets").joinpath("common.announcements.yaml")
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     try:
         facts = {str(k): (str(v["some"]), str(v["none"])) for k, v in data["facts"].items()}
         lines = {str(k): str(v) for k, v in data["lines"].items()}
     except (KeyError, TypeError, AttributeError) as exc:
-        raise ParameterError("bad_parameters", f"announcements.yaml: {exc!r}") from exc
+        raise ParameterError("bad_parameters", f"common.announcements.yaml: {exc!r}") from exc
     missing = OPENING_FACTS - set(facts)
     if missing:
-        raise ParameterError("bad_parameters", f"announcements.yaml lacks facts {sorted(missing)}")
+        raise ParameterError(
+            "bad_parameters", f"common.announcements.yaml lacks facts {sorted(missing)}"
+        )
     return Wording(MappingProxyType(facts), MappingProxyType(lines))
 
 

@@ -135,7 +135,8 @@ def _resolve(ruleset_id: str, seen: tuple[str, ...]) -> dict[str, Any]:
 
 
 def available_ruleset_files() -> list[str]:
-    """Ids of every ``rulesets/<id>.yaml`` file (penalty files excluded)."""
+    """Ids of every ``rulesets/<id>.yaml`` file (companion files such as ``<id>.penalties.yaml``
+    and ``common.announcements.yaml`` excluded)."""
     root = resources.files("game_rules.rulesets")
     return sorted(
         p.name[:-5] for p in root.iterdir() if p.name.endswith(".yaml") and p.name.count(".") == 1

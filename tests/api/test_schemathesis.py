@@ -10,6 +10,7 @@ One built-in check is replaced: "schema-valid request rejected" is kept for ever
 document can say, and a 400 on a schema-valid request is accepted only where no static document
 can say it (:func:`refused_only_for_the_game`): a name that is not one of this game's characters,
 two characters with one name, or a rule of the deal (the error's ``rule``, e.g. ``player_count``);
+a character name the game core refuses (invisible characters, NFKC collisions, vote keywords);
 and a 422 for an ``Idempotency-Key`` generated twice with two different bodies.
 """
 
@@ -55,6 +56,10 @@ M72 = [f"软件{i}" for i in range(1, 13)]
 #: the deal's rules, which hang on the chosen ruleset's data (its player count and roles); the
 #: document does declare the set of rulesets, so ``unknown_ruleset`` is not among them
 DEAL_RULES = frozenset({"player_count", "unknown_role", "role_count", "unknown_character"})
+#: character names the game core refuses (game_rules/names.py): invisible characters by Unicode
+#: category (Cf, Cc: no regex both JSON Schema and Python read can say it), two names equal after
+#: NFKC and case folding, and vote keywords (which depend on the NFKC form too)
+NAME_RULES = frozenset({"name_invisible", "name_collision", "name_keyword"})
 GAME_NAMES = re.compile(
     r"\$(\.posts\[\d+\])?\.(author|character|actor|voter|target|roles)|\$\.players"
 )
@@ -75,7 +80,9 @@ def refused_only_for_the_game(ctx: Any, response: Any, case: Any) -> bool | None
         # an Idempotency-Key generated twice with two bodies: the service's memory, not the shape
         if error.get("rule") == "idempotency_key_reused":
             return None
-    elif error.get("rule") in DEAL_RULES or GAME_NAMES.fullmatch(error.get("path", "")):
+    elif error.get("rule") in DEAL_RULES | NAME_RULES or GAME_NAMES.fullmatch(
+        error.get("path", "")
+    ):
         return None
     raise AssertionError(f"schema-valid request refused: {error}")
 

@@ -1,7 +1,7 @@
 """The 公示 as each seed orders it, one test per rule per ruleset, quoting the line it enforces.
 
-The wording of every fact is shared (game_rules/rulesets/announcements.yaml); which facts a day
-opens with is each ruleset's ``day_opening``.
+The wording of every fact is shared (game_rules/rulesets/common.announcements.yaml); which facts
+a day opens with is each ruleset's ``day_opening``.
 """
 
 from __future__ import annotations
