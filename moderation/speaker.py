@@ -1,0 +1,385 @@
+"""Who is speaking: a post read into the poster's own words and what it quotes.
+
+Players quote all the time: the rules (规则帖写了不许聊替补), another player's post (「…」, [quote],
+引用 3楼：…), what someone said (他昨天说…, 3号赌咒发誓说…), a hypothetical (如果有人骂你…的话), or
+they ask the director whether something is allowed (导演，说“我发誓”算违规吗？). A term inside such a
+stretch is not the poster's violation. :func:`read` finds these stretches (:class:`Quoted`, spans
+of the ORIGINAL text) from the cues in ``lexicons/speaker.yaml``; the screener then drops rule
+findings lying inside one (:meth:`Reading.quotes`).
+
+Careful in both directions: the poster's own words around a quote stay theirs (我发誓他是狼，不信你们
+看他说的「…」: the oath is outside the quote), and so do quotes the poster speaks (我说“…”) or
+scare-quotes used of someone (你就是个“天才”).
+
+Under M72 a quoted 贴脸 (someone else's oath, curse or outburst) that the poster uses as the
+reason for a judgement is itself a violation, 2(8) 以“贴脸”作为讨论依据: :func:`citations`.
+
+>>> r = read("规则帖写了不许聊替补，大家注意")
+>>> [(q.voice.value, r.text[q.start:q.end]) for q in r.quoted]
+[('rules', '不许聊替补')]
+>>> r = read("我发誓他是狼，你看他说的「我是预言家」")
+>>> [(q.voice.value, r.text[q.start:q.end]) for q in r.quoted]
+[('reported', '说的「我是预言家」'), ('player', '我是预言家')]
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import yaml
+
+from lexicons.loader import CATEGORIES, read_text
+from moderation.lexicon import Candidate
+from moderation.normalize import NormalizedText, normalize
+
+__all__ = ["Quoted", "Reading", "Voice", "citations", "may_cite", "read"]
+
+
+class Voice(enum.Enum):
+    """Whose words a quoted stretch holds."""
+
+    RULES = "rules"  # the rules, quoted or paraphrased, a prohibition, a question to the director
+    PLAYER = "player"  # another post: quotation marks, [quote], 引用…：, a replied-to name
+    REPORTED = "reported"  # reported speech or act: 他说…, 3号发毒誓…, 他骂我…
+    HYPOTHETICAL = "hypothetical"  # the condition of 如果/假如/要是…的话
+
+
+#: Voices that belong to the QUOTED_RULES layer; the others to QUOTED_PLAYERS.
+RULE_VOICES = frozenset({Voice.RULES})
+
+
+@dataclass(frozen=True)
+class Quoted:
+    """A stretch of the original text that is not the poster's own words.
+
+    ``categories``: what it quotes (another's words quote only 贴脸: insult, oath, outburst;
+    see ``voices`` in ``lexicons/speaker.yaml``). ``source``: where the quoting starts, the
+    speaker included (3号 in 3号昨天发誓说…), which a citation's span shows the director.
+    """
+
+    start: int
+    end: int
+    voice: Voice
+    categories: frozenset[str]
+    source: int
+
+    def covers(self, category: str, start: int, end: int) -> bool:
+        """Whether a hit of ``category`` at ``start..end`` lies inside this quote."""
+        return self.start <= start and end <= self.end and category in self.categories
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A post and the stretches of it that quote someone or something else."""
+
+    text: str
+    quoted: tuple[Quoted, ...]
+
+    def quotes(self, category: str, start: int, end: int, voices: Iterable[Voice]) -> bool:
+        """Whether ``start..end`` (original offsets) is quoted by one of ``voices``."""
+        wanted = frozenset(voices)
+        return any(q.voice in wanted and q.covers(category, start, end) for q in self.quoted)
+
+    def own_text(self) -> str:
+        """The post with every quoted stretch blanked (same length): the poster's own words."""
+        chars = list(self.text)
+        for q in self.quoted:
+            for i in range(q.start, q.end):
+                chars[i] = " "
+        return "".join(chars)
+
+
+# -- the cues ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Cues:
+    marks: dict[str, str]
+    max_quote: int
+    bbcode_quote: re.Pattern[str]
+    quote_line: re.Pattern[str]
+    reply_header: re.Pattern[str]
+    own_quote_before: re.Pattern[str]
+    addressed_quote_before: re.Pattern[str]
+    rules_cue: re.Pattern[str]
+    voices: dict[Voice, frozenset[str]]
+    prohibition: re.Pattern[str]
+    prohibition_quotes: frozenset[str]
+    prohibition_speech: re.Pattern[str]
+    director_question: re.Pattern[str]
+    director_address: re.Pattern[str]
+    reported: re.Pattern[str]
+    reported_named: re.Pattern[str]
+    not_a_name: re.Pattern[str]
+    addressee_before: re.Pattern[str]
+    hypothetical: re.Pattern[str]
+    first_person: re.Pattern[str]
+    judgement: re.Pattern[str]
+    judgement_unless: re.Pattern[str]
+    cite_hint: re.Pattern[str]
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    # verbose: the YAML folds long alternations over several lines
+    return re.compile(pattern, re.VERBOSE)
+
+
+@cache
+def _cues() -> _Cues:
+    data: dict[str, Any] = yaml.safe_load(read_text("speaker.yaml"))
+    between = data["reported_between"]
+    verb = data["reported_verb"]
+    reported = _rx(f"(?P<subject>{data['reported_subject']}){between}(?P<verb>{verb})")
+    named = _rx(
+        r"(?:^|(?<=[,，。！？!?；;:：\s]))"
+        f"(?P<subject>{data['reported_name']}){between}(?P<verb>{data['reported_name_verb']})"
+    )
+    hypothetical = _rx(
+        f"(?P<open>{data['hypothetical_open']})"
+        f"(?P<cond>(?:(?!{data['hypothetical_close']}).){{1,{int(data['max_hypothetical'])}}})"
+    )
+    return _Cues(
+        marks=dict(data["marks"]),
+        max_quote=int(data["max_quote"]),
+        bbcode_quote=re.compile(data["bbcode_quote"]),
+        quote_line=re.compile(data["quote_line"]),
+        reply_header=re.compile(data["reply_header"]),
+        own_quote_before=_rx(data["own_quote_before"]),
+        addressed_quote_before=_rx(data["addressed_quote_before"]),
+        rules_cue=_rx(data["rules_cue"]),
+        voices={Voice(k): frozenset(v) for k, v in data["voices"].items()},
+        prohibition=_rx(data["prohibition"]),
+        prohibition_quotes=frozenset(data["prohibition_quotes"]),
+        prohibition_speech=_rx(data["prohibition_speech"]),
+        director_question=_rx(data["director_question"]),
+        director_address=_rx(data["director_address"]),
+        reported=reported,
+        reported_named=named,
+        not_a_name=_rx(data["not_a_name"]),
+        addressee_before=_rx(data["addressee_before"]),
+        hypothetical=hypothetical,
+        first_person=_rx(data["first_person"]),
+        judgement=_rx(data["judgement"]),
+        judgement_unless=_rx(data["judgement_unless"]),
+        cite_hint=_rx(data["cite_hint"]),
+    )
+
+
+_EVERY = frozenset(CATEGORIES)
+_CLAUSE_END = re.compile(r"[,，。！？!?；;\n]")
+_SENTENCE_END = re.compile(r"[。！？!?；;\n]")
+_LINE_END = re.compile(r"\n")
+
+
+def _clause_end(text: str, pos: int, pattern: re.Pattern[str] = _CLAUSE_END) -> int:
+    m = pattern.search(text, pos)
+    return m.start() if m else len(text)
+
+
+def _sentence_start(text: str, pos: int) -> int:
+    for i in range(pos - 1, -1, -1):
+        if text[i] in "。！？!?；;\n":
+            return i + 1
+    return 0
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+def read(text: str | NormalizedText) -> Reading:
+    """Read a post into the stretches it quotes (see the module docstring).
+
+    The cues are read on the post's ``clean`` view (traditional script, full width and case
+    folded, punctuation kept), so 規則帖寫了 quotes as 规则帖写了 does; spans are original offsets.
+
+    >>> [q.voice.value for q in read("3号昨天赌咒发誓说自己是预言家，所以我信他").quoted]
+    ['reported']
+    >>> read("我发誓我是好人").quoted
+    ()
+    """
+    nt = text if isinstance(text, NormalizedText) else normalize(text)
+    original = nt.original
+    view = nt.clean_view
+    clean = view.text
+    cues = _cues()
+    out: list[Quoted] = []
+
+    def add(
+        a: int, b: int, voice: Voice, categories: frozenset[str] | None = None, source: int = -1
+    ) -> None:
+        if b > a:
+            start, end = view.span(a, b)
+            if end > start:
+                cats = cues.voices[voice] if categories is None else categories
+                origin = view.span(source, source + 1)[0] if source >= 0 else start
+                out.append(Quoted(start, end, voice, cats, origin))
+
+    for m in cues.bbcode_quote.finditer(original):
+        quoted = Quoted(m.start(1), m.end(1), Voice.PLAYER, cues.voices[Voice.PLAYER], m.start(1))
+        out.append(quoted)
+    blocks = [(q.start, q.end) for q in out]
+    for m in cues.quote_line.finditer(clean):
+        if any(a <= view.span(m.start(), m.start() + 1)[0] < b for a, b in blocks):
+            continue  # 原帖由 X 发表： inside a [quote] block: the block already quotes it
+        add(m.end(), _clause_end(clean, m.end(), _LINE_END), Voice.PLAYER)
+    for m in cues.reply_header.finditer(clean):
+        add(m.start(1), m.end(1), Voice.PLAYER, _EVERY)  # a name is no word of the poster's
+    _marks(clean, cues, add)
+    for m in cues.rules_cue.finditer(clean):
+        add(m.end(), _clause_end(clean, m.end()), Voice.RULES)
+    for m in cues.prohibition.finditer(clean):
+        end = _clause_end(clean, m.end())
+        quotes = cues.prohibition_quotes
+        if cues.prohibition_speech.match(clean, m.end()):
+            quotes = quotes | {"insult"}
+        add(m.end(), end, Voice.RULES, quotes)
+    for m in cues.director_question.finditer(clean):
+        _director_question(clean, m.start(), m.end(), cues, add)
+    _reported(clean, cues, add)
+    for m in cues.hypothetical.finditer(clean):
+        if cues.first_person.search(m.group("cond")) is None:
+            add(m.start("cond"), m.end("cond"), Voice.HYPOTHETICAL)
+    return Reading(original, tuple(sorted(set(out), key=lambda q: (q.start, -q.end))))
+
+
+def _marks(clean: str, cues: _Cues, add: Any) -> None:
+    """Quotation-mark pairs; their content is another's unless the poster speaks it."""
+    i = 0
+    n = len(clean)
+    while i < n:
+        close = cues.marks.get(clean[i])
+        if close is None:
+            i += 1
+            continue
+        j = clean.find(close, i + 1, min(n, i + 1 + cues.max_quote))
+        if j < 0:
+            i += 1
+            continue
+        before = clean[max(0, i - 12) : i]
+        own = cues.own_quote_before.search(before) or cues.addressed_quote_before.search(before)
+        if not own:
+            rules = cues.rules_cue.search(clean[max(0, i - 16) : i])
+            add(i + 1, j, Voice.RULES if rules else Voice.PLAYER)
+        i = j + 1
+
+
+def _director_question(clean: str, a: int, b: int, cues: _Cues, add: Any) -> None:
+    """The asked-about part of a question to the director: address (or sentence start) to ？."""
+    start = _sentence_start(clean, a)
+    end = _clause_end(clean, b, _SENTENCE_END)
+    if end < len(clean) and clean[end] not in "？?" and "吗" not in clean[a:end]:
+        return  # not a question (…能不能赢看今天)
+    address = None
+    for m in cues.director_address.finditer(clean, start, a):
+        address = m
+    if address is not None:
+        start = address.end()
+    add(start, end, Voice.RULES)
+
+
+def _reported(clean: str, cues: _Cues, add: Any) -> None:
+    """Reported speech or acts of a third person: subject to the end of its clause."""
+    for pattern, named in ((cues.reported, False), (cues.reported_named, True)):
+        for m in pattern.finditer(clean):
+            a = m.start("subject")
+            subject = m.group("subject")
+            if named and cues.not_a_name.search(subject):
+                continue
+            if cues.addressee_before.search(clean[max(0, a - 2) : a]):
+                continue  # 我跟他说…: 他 is the one spoken to
+            if a > 0 and clean[a - 1] in "我俺咱":
+                continue  # 我说 / 我们说 read as a subject's tail
+            after = m.end("verb")
+            b = m.end("subject")  # the subject is the poster's word, the act reported is not
+            nxt = clean[after : after + 1]
+            if nxt in (
+                "的",
+                "得",
+            ):  # 他说的「…」, 他说的话: the quote at most, not the comment on it
+                after += 1
+                nxt = clean[after : after + 1]
+                if nxt not in cues.marks:
+                    add(b, after, Voice.REPORTED, source=a)
+                    continue
+            if nxt in cues.marks:  # 他说「…」: to the closing mark
+                close = clean.find(cues.marks[nxt], after + 1, after + 1 + cues.max_quote)
+                end = close + 1 if close >= 0 else _clause_end(clean, after)
+            elif nxt in (":", "："):  # 他说：…, to the end of the sentence
+                end = _clause_end(clean, after, _SENTENCE_END)
+            else:
+                end = _clause_end(clean, after)
+            add(b, end, Voice.REPORTED, source=a)
+
+
+# -- M72 2(8) ------------------------------------------------------------------------------------
+
+_TIELIAN = frozenset({"oath", "emotional", "insult"})
+_CITED_VOICES = frozenset({Voice.PLAYER, Voice.REPORTED})
+
+
+def may_cite(nt: NormalizedText) -> bool:
+    """Whether a post without hits could still cite a reported 贴脸 (``cite_hint``)."""
+    return _cues().cite_hint.search(nt.folded) is not None
+
+
+def citations(reading: Reading, candidates: Sequence[Candidate]) -> list[Candidate]:
+    """M72 2(8) candidates: another's quoted 贴脸 given as the reason for a judgement.
+
+    A quote of another player (quotation marks, [quote], reported speech) that holds an oath,
+    curse, insult or outburst — a lexicon or pattern hit inside it, or a reported oath verb
+    (他发毒誓…) — is a citation when the poster's own words in the same sentence or the next draw
+    a judgement from it (所以我信他, 铁狼, 你还踩). Not when the post talks about the rule or
+    refuses the oath as evidence (``judgement_unless``). One ``meta``/``cite`` candidate spans
+    each cited quote.
+
+    >>> r = read("3号昨天赌咒发誓说自己是预言家，所以我信他")
+    >>> [(c.category, c.article, r.text[c.start:c.end]) for c in citations(r, [])]
+    [('meta', 'cite', '3号昨天赌咒发誓说自己是预言家')]
+    """
+    cues = _cues()
+    own = reading.own_text()
+    if cues.judgement_unless.search(normalize(own).clean):
+        return []
+    out: list[Candidate] = []
+    for q in reading.quoted:
+        if q.voice not in _CITED_VOICES:
+            continue
+        quoted_text = reading.text[q.source : q.end]
+        tielian = any(
+            c.category in _TIELIAN and q.start <= c.start and c.end <= q.end for c in candidates
+        )
+        if not tielian and q.voice is Voice.REPORTED:
+            tielian = _reports_tielian(quoted_text, cues)
+        if not tielian:
+            continue
+        if not _judged_near(own, q.start, q.end, cues):
+            continue
+        out.append(Candidate("meta", "cite", q.source, q.end, "cite-quoted", "pattern", 0.75))
+    return out
+
+
+def _reports_tielian(quoted: str, cues: _Cues) -> bool:
+    """Whether reported speech reports an oath, curse or outburst (not just 说)."""
+    clean = normalize(quoted).clean
+    for m in cues.reported.finditer(clean):
+        if m.group("verb") not in ("说", "讲", "称", "表示", "声称", "宣称", "承认", "强调"):
+            return True
+    for m in cues.reported_named.finditer(clean):
+        if m.group("verb") not in ("说", "讲", "称", "表示", "声称", "宣称", "承认", "强调"):
+            return True
+    return False
+
+
+def _judged_near(own: str, start: int, end: int, cues: _Cues) -> bool:
+    """A judgement in the poster's own words of the quote's sentence or the next one."""
+    a = _sentence_start(own, start)
+    b = _clause_end(own, end, _SENTENCE_END)
+    if b < len(own):
+        b = _clause_end(own, b + 1, _SENTENCE_END)
+    window = normalize(own[a:b]).clean
+    return cues.judgement.search(window) is not None
