@@ -342,9 +342,9 @@ def citations(reading: Reading, candidates: Sequence[Candidate]) -> list[Candida
     [('meta', 'cite', '3号昨天赌咒发誓说自己是预言家')]
     """
     cues = _cues()
+    if cues.judgement_unless.search(normalize(reading.text).clean):
+        return []  # the rule discussed (贴脸…), or the oath refused as evidence
     own = reading.own_text()
-    if cues.judgement_unless.search(normalize(own).clean):
-        return []
     out: list[Candidate] = []
     for q in reading.quoted:
         if q.voice not in _CITED_VOICES:
