@@ -109,6 +109,7 @@ class Senses:
             allow.add_word("\x00\x00", (2, frozenset()))
         allow.make_automaton()
         self._allow = allow
+        self._word_start = frozenset(data["word_start_patterns"])
         kin = data["kinship"]
         self._possessive = re.compile(kin["possessive"])
         self._kin_oath = re.compile(kin["oath"])
@@ -203,7 +204,9 @@ class Senses:
             and len(fold_term(c.term)) >= LONG_TERM
             and all(is_han(ch) for ch in fold_term(c.term))
         ]
-        if not long:
+        # the sentence patterns listed in senses.yaml must start a word (上一场 in 马上一场雨)
+        patterns = [c for c in cands if c.via == "pattern" and c.term in self._word_start]
+        if not long and not patterns:
             return cands
         starts, ends = _word_bounds(nt)
         first: dict[int, int] = {}
@@ -216,6 +219,11 @@ class Senses:
             if fs is None or fe is None:
                 continue
             if fs not in starts or fe not in ends:
+                crossing.add(c)
+                explained.add(c.category)
+        for c in patterns:
+            fs = first.get(c.start)
+            if fs is not None and fs not in starts:
                 crossing.add(c)
                 explained.add(c.category)
         return [c for c in cands if c not in crossing]

@@ -231,7 +231,10 @@ def read(text: str | NormalizedText) -> Reading:
         add(m.start(1), m.end(1), Voice.PLAYER, _EVERY)  # a name is no word of the poster's
     _marks(clean, cues, add)
     for m in cues.rules_cue.finditer(clean):
-        add(m.end(), _clause_end(clean, m.end()), Voice.RULES)
+        start = m.end()
+        while start < len(clean) and clean[start] in ",，:： ":
+            start += 1  # 按规则，…: the rule is the next clause
+        add(start, _clause_end(clean, start), Voice.RULES)
     for m in cues.prohibition.finditer(clean):
         end = _clause_end(clean, m.end())
         quotes = cues.prohibition_quotes
