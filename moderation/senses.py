@@ -14,7 +14,7 @@ Three layers over the lexicon matcher's candidates, each with its own switch
   二百五十) is no hit; shorter terms and sound matches already need word boundaries (matcher).
 
 >>> from moderation.lexicon import default_matcher
->>> nt = normalize("白痴翻牌免死，还能发言")
+>>> nt = normalize("我是白痴，被投出去翻牌了")
 >>> [c.term for c in default_matcher().candidates(nt)]
 ['白痴']
 >>> apply_senses(nt, default_matcher().candidates(nt), Layer.ALL).candidates

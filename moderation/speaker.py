@@ -1,22 +1,25 @@
 """Who is speaking: a post read into the poster's own words and what it quotes.
 
-Players quote all the time: the rules (规则帖写了不许聊替补), another player's post (「…」, [quote],
-引用 3楼：…), what someone said (他昨天说…, 3号赌咒发誓说…), a hypothetical (如果有人骂你…的话), or
-they ask the director whether something is allowed (导演，说“我发誓”算违规吗？). A term inside such a
-stretch is not the poster's violation. :func:`read` finds these stretches (:class:`Quoted`, spans
-of the ORIGINAL text) from the cues in ``lexicons/speaker.yaml``; the screener then drops rule
-findings lying inside one (:meth:`Reading.quotes`).
+Players quote all the time: the rules (规则帖写了不许聊替补), another player's post (「…」,
+[quote], 引用 3楼：…), what someone said (他昨天说…, 3号赌咒发誓说…), a hypothetical
+(如果有人骂你…的话), or they ask the director whether something is allowed
+(导演，说“我发誓”算违规吗？). A term inside such a stretch is not the poster's violation.
+:func:`read` finds these stretches (:class:`Quoted`, spans of the ORIGINAL text) from the cues
+in ``lexicons/speaker.yaml``; the screener then drops rule findings lying inside one
+(:meth:`Reading.quotes`).
 
-Careful in both directions: the poster's own words around a quote stay theirs (我发誓他是狼，不信你们
-看他说的「…」: the oath is outside the quote), and so do quotes the poster speaks (我说“…”) or
-scare-quotes used of someone (你就是个“天才”).
+Careful in both directions: the poster's own words around a quote stay theirs
+(我发誓他是狼，不信你们看他说的「…」: the oath is outside the quote), and so do quotes the
+poster speaks (我说“…”) or scare-quotes used of someone (你就是个“天才”). Another's words
+quote only 贴脸 (insults, oaths, outbursts): relaying talk of 马甲 or a chat log still
+discusses or posts it.
 
 Under M72 a quoted 贴脸 (someone else's oath, curse or outburst) that the poster uses as the
 reason for a judgement is itself a violation, 2(8) 以“贴脸”作为讨论依据: :func:`citations`.
 
 >>> r = read("规则帖写了不许聊替补，大家注意")
 >>> [(q.voice.value, r.text[q.start:q.end]) for q in r.quoted]
-[('rules', '不许聊替补')]
+[('rules', '不许聊替补'), ('rules', '聊替补')]
 >>> r = read("我发誓他是狼，你看他说的「我是预言家」")
 >>> [(q.voice.value, r.text[q.start:q.end]) for q in r.quoted]
 [('reported', '说的「我是预言家」'), ('player', '我是预言家')]

@@ -15,6 +15,9 @@ MODULES = [
     "moderation.patterns",
     "moderation.rules",
     "moderation.screen",
+    "moderation.layers",
+    "moderation.speaker",
+    "moderation.senses",
     "moderation.cli",
     "lexicons.loader",
 ]

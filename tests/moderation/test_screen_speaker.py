@@ -125,7 +125,8 @@ def test_reported_oaths_without_an_argument_drawn_from_them_are_no_finding(text:
 class SaysItIsAnOath:
     """A stand-in classifier that calls every post an oath (predict + thresholds)."""
 
-    thresholds = {"oath": 0.5}
+    def __init__(self) -> None:
+        self.thresholds = {"oath": 0.5}
 
     def predict(self, texts: Sequence[str]) -> list[dict[str, float]]:
         return [{"oath": 0.9} for _ in texts]
