@@ -200,58 +200,108 @@ class Senses:
         long = [
             c
             for c in cands
-            if c.via not in ("pattern", "homophone", "initials")
-            and len(fold_term(c.term)) >= LONG_TERM
-            and all(is_han(ch) for ch in fold_term(c.term))
+            if c.via not in ("pattern", "homophone", "initials") and _long_han_term(c.term)
         ]
         # the sentence patterns listed in senses.yaml must start a word (上一场 in 马上一场雨)
         patterns = [c for c in cands if c.via == "pattern" and c.term in self._word_start]
         if not long and not patterns:
             return cands
-        starts, ends = _word_bounds(nt)
-        first: dict[int, int] = {}
-        for i, o in enumerate(nt.offsets):
-            first.setdefault(o, i)
-        last = {e: i + 1 for i, e in enumerate(nt.ends)}
+        bounds = _WordBounds(nt)
         crossing = set()
         for c in long:
-            fs, fe = first.get(c.start), last.get(c.end)
-            if fs is None or fe is None:
-                continue
-            if fs not in starts or fe not in ends:
+            if bounds.crosses(c, start_only=False):
                 crossing.add(c)
-                explained.add(c.category)
         for c in patterns:
-            fs = first.get(c.start)
-            if fs is not None and fs not in starts:
+            if bounds.crosses(c, start_only=True):
                 crossing.add(c)
-                explained.add(c.category)
+        explained.update(c.category for c in crossing)
         return [c for c in cands if c not in crossing]
 
 
-def _word_bounds(nt: NormalizedText) -> tuple[set[int], set[int]]:
-    """jieba word starts and ends of the folded text, cut where the post has punctuation.
+@cache
+def _long_han_term(term: str) -> bool:
+    """A term of :data:`LONG_TERM` or more Han characters (its hits skip the matcher's check)."""
+    folded = fold_term(term)
+    return len(folded) >= LONG_TERM and all(is_han(ch) for ch in folded)
 
-    The folded view drops punctuation, so 揭秘帖见，到时候 would read 见到 as one word across
-    the comma; each run between punctuation is segmented on its own.
+
+#: Longest dictionary word looked for across a hit's edge (二百五十元 is five characters).
+_MAX_WORD = 6
+
+
+class _WordBounds:
+    """Whether a hit starts or ends inside a jieba word of the post, computed lazily.
+
+    Only a dictionary word can cross a hit's edge (jieba without HMM joins nothing else), so an
+    edge no dictionary word of the post spans is a boundary without segmenting anything; the
+    rest are settled by jieba's cut of the stretch between punctuation marks around the hit.
+    The folded view drops punctuation, so 揭秘帖见，到时候 would otherwise read 见到 as one word
+    across the comma.
     """
-    from moderation.wordseg import boundaries
 
-    folded = nt.folded
-    original = nt.original
-    pieces = [0]
-    for i in range(1, len(folded)):
-        gap = original[nt.ends[i - 1] : nt.offsets[i]]
-        if any(unicodedata.category(ch)[0] in "PZ" or ch == "\n" for ch in gap):
-            pieces.append(i)
-    pieces.append(len(folded))
-    starts: set[int] = set()
-    ends: set[int] = set()
-    for a, b in itertools.pairwise(pieces):
-        s, e = boundaries(folded[a:b])
-        starts.update(a + x for x in s)
-        ends.update(a + x for x in e)
-    return starts, ends
+    def __init__(self, nt: NormalizedText) -> None:
+        from moderation.wordseg import tokenizer
+
+        self.nt = nt
+        self.freq = tokenizer().FREQ
+        self.first: dict[int, int] = {}
+        for i, o in enumerate(nt.offsets):
+            self.first.setdefault(o, i)
+        self.last = {e: i + 1 for i, e in enumerate(nt.ends)}
+        self._pieces: list[int] | None = None
+        self._cut: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
+
+    def crosses(self, c: Candidate, *, start_only: bool) -> bool:
+        """Does ``c`` start (or, unless ``start_only``, end) strictly inside a word?"""
+        fs = self.first.get(c.start)
+        if fs is not None and self.edge_inside(fs):
+            return True
+        if start_only:
+            return False
+        fe = self.last.get(c.end)
+        return fe is not None and self.edge_inside(fe)
+
+    def edge_inside(self, pos: int) -> bool:
+        """Whether folded position ``pos`` lies strictly inside a jieba word of the post."""
+        folded = self.nt.folded
+        if pos <= 0 or pos >= len(folded):
+            return False
+        freq = self.freq
+        spanned = any(
+            freq.get(folded[a:b])
+            for a in range(max(0, pos - _MAX_WORD + 1), pos)
+            for b in range(pos + 1, min(len(folded), a + _MAX_WORD) + 1)
+        )
+        if not spanned:
+            return False
+        lo, hi = self._piece(pos)
+        starts, ends = self._cuts(lo, hi)
+        return pos not in starts and pos not in ends
+
+    def _piece(self, pos: int) -> tuple[int, int]:
+        if self._pieces is None:
+            nt = self.nt
+            folded, original = nt.folded, nt.original
+            pieces = [0]
+            for i in range(1, len(folded)):
+                gap = original[nt.ends[i - 1] : nt.offsets[i]]
+                if any(unicodedata.category(ch)[0] in "PZ" or ch == "\n" for ch in gap):
+                    pieces.append(i)
+            pieces.append(len(folded))
+            self._pieces = pieces
+        pieces = self._pieces
+        for lo, hi in itertools.pairwise(pieces):
+            if lo <= pos < hi:
+                return lo, hi
+        return pieces[-2], pieces[-1]
+
+    def _cuts(self, lo: int, hi: int) -> tuple[frozenset[int], frozenset[int]]:
+        if lo not in self._cut:
+            from moderation.wordseg import boundaries
+
+            s, e = boundaries(self.nt.folded[lo:hi])
+            self._cut[lo] = frozenset(lo + x for x in s), frozenset(lo + x for x in e)
+        return self._cut[lo]
 
 
 def _inside(c: Candidate, spans: Sequence[tuple[int, int]]) -> bool:

@@ -70,6 +70,7 @@ class Quoted:
     voice: Voice
     categories: frozenset[str]
     source: int
+    act: bool = False  # reported speech whose verb is an oath or outburst (发誓, 破防), not 说
 
     def covers(self, category: str, start: int, end: int) -> bool:
         """Whether a hit of ``category`` at ``start..end`` lies inside this quote."""
@@ -82,6 +83,7 @@ class Reading:
 
     text: str
     quoted: tuple[Quoted, ...]
+    clean: str = ""  # the post's clean view (for the cues of M72 2(8))
 
     def quotes(self, category: str, start: int, end: int, voices: Iterable[Voice]) -> bool:
         """Whether ``start..end`` (original offsets) is quoted by one of ``voices``."""
@@ -103,6 +105,7 @@ class Reading:
 @dataclass(frozen=True)
 class _Cues:
     marks: dict[str, str]
+    opening: re.Pattern[str]
     max_quote: int
     bbcode_quote: re.Pattern[str]
     quote_line: re.Pattern[str]
@@ -148,6 +151,7 @@ def _cues() -> _Cues:
     )
     return _Cues(
         marks=dict(data["marks"]),
+        opening=re.compile("[" + re.escape("".join(data["marks"])) + "]"),
         max_quote=int(data["max_quote"]),
         bbcode_quote=re.compile(data["bbcode_quote"]),
         quote_line=re.compile(data["quote_line"]),
@@ -174,6 +178,10 @@ def _cues() -> _Cues:
 
 
 _EVERY = frozenset(CATEGORIES)
+#: Reporting verbs that report words only; any other reported verb is an act of 贴脸 (发誓, 破防).
+_SPEECH = frozenset(
+    {"说", "讲", "称", "喊", "吼", "表示", "声称", "宣称", "扬言", "放话", "承认", "强调"}
+)
 _CLAUSE_END = re.compile(r"[,，。！？!?；;\n]")
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]")
 _LINE_END = re.compile(r"\n")
@@ -213,14 +221,19 @@ def read(text: str | NormalizedText) -> Reading:
     out: list[Quoted] = []
 
     def add(
-        a: int, b: int, voice: Voice, categories: frozenset[str] | None = None, source: int = -1
+        a: int,
+        b: int,
+        voice: Voice,
+        categories: frozenset[str] | None = None,
+        source: int = -1,
+        act: bool = False,
     ) -> None:
         if b > a:
             start, end = view.span(a, b)
             if end > start:
                 cats = cues.voices[voice] if categories is None else categories
                 origin = view.span(source, source + 1)[0] if source >= 0 else start
-                out.append(Quoted(start, end, voice, cats, origin))
+                out.append(Quoted(start, end, voice, cats, origin, act))
 
     for m in cues.bbcode_quote.finditer(original):
         quoted = Quoted(m.start(1), m.end(1), Voice.PLAYER, cues.voices[Voice.PLAYER], m.start(1))
@@ -250,28 +263,28 @@ def read(text: str | NormalizedText) -> Reading:
     for m in cues.hypothetical.finditer(clean):
         if cues.first_person.search(m.group("cond")) is None:
             add(m.start("cond"), m.end("cond"), Voice.HYPOTHETICAL)
-    return Reading(original, tuple(sorted(set(out), key=lambda q: (q.start, -q.end))))
+    quoted = tuple(sorted(set(out), key=lambda q: (q.start, -q.end)))
+    return Reading(original, quoted, clean)
 
 
 def _marks(clean: str, cues: _Cues, add: Any) -> None:
     """Quotation-mark pairs; their content is another's unless the poster speaks it."""
-    i = 0
     n = len(clean)
-    while i < n:
-        close = cues.marks.get(clean[i])
-        if close is None:
-            i += 1
-            continue
+    pos = 0
+    for m in cues.opening.finditer(clean):
+        i = m.start()
+        if i < pos:
+            continue  # inside the quote just read
+        close = cues.marks[clean[i]]
         j = clean.find(close, i + 1, min(n, i + 1 + cues.max_quote))
         if j < 0:
-            i += 1
             continue
         before = clean[max(0, i - 12) : i]
         own = cues.own_quote_before.search(before) or cues.addressed_quote_before.search(before)
         if not own:
             rules = cues.rules_cue.search(clean[max(0, i - 16) : i])
             add(i + 1, j, Voice.RULES if rules else Voice.PLAYER)
-        i = j + 1
+        pos = j + 1
 
 
 def _director_question(clean: str, a: int, b: int, cues: _Cues, add: Any) -> None:
@@ -301,6 +314,7 @@ def _reported(clean: str, cues: _Cues, add: Any) -> None:
             if a > 0 and clean[a - 1] in "我俺咱":
                 continue  # 我说 / 我们说 read as a subject's tail
             after = m.end("verb")
+            act = m.group("verb") not in _SPEECH
             b = m.end("subject")  # the subject is the poster's word, the act reported is not
             nxt = clean[after : after + 1]
             if nxt in (
@@ -310,7 +324,7 @@ def _reported(clean: str, cues: _Cues, add: Any) -> None:
                 after += 1
                 nxt = clean[after : after + 1]
                 if nxt not in cues.marks:
-                    add(b, after, Voice.REPORTED, source=a)
+                    add(b, after, Voice.REPORTED, source=a, act=act)
                     continue
             if nxt in cues.marks:  # 他说「…」: to the closing mark
                 close = clean.find(cues.marks[nxt], after + 1, after + 1 + cues.max_quote)
@@ -319,7 +333,7 @@ def _reported(clean: str, cues: _Cues, add: Any) -> None:
                 end = _clause_end(clean, after, _SENTENCE_END)
             else:
                 end = _clause_end(clean, after)
-            add(b, end, Voice.REPORTED, source=a)
+            add(b, end, Voice.REPORTED, source=a, act=act)
 
 
 # -- M72 2(8) ------------------------------------------------------------------------------------
@@ -348,37 +362,24 @@ def citations(reading: Reading, candidates: Sequence[Candidate]) -> list[Candida
     [('meta', 'cite', '3号昨天赌咒发誓说自己是预言家')]
     """
     cues = _cues()
-    if cues.judgement_unless.search(normalize(reading.text).clean):
-        return []  # the rule discussed (贴脸…), or the oath refused as evidence
-    own = reading.own_text()
     out: list[Candidate] = []
+    own: str | None = None
     for q in reading.quoted:
         if q.voice not in _CITED_VOICES:
             continue
-        quoted_text = reading.text[q.source : q.end]
-        tielian = any(
+        tielian = q.act or any(
             c.category in _TIELIAN and q.start <= c.start and c.end <= q.end for c in candidates
         )
-        if not tielian and q.voice is Voice.REPORTED:
-            tielian = _reports_tielian(quoted_text, cues)
         if not tielian:
             continue
-        if not _judged_near(own, q.start, q.end, cues):
-            continue
-        out.append(Candidate("meta", "cite", q.source, q.end, "cite-quoted", "pattern", 0.75))
+        if own is None:
+            clean = reading.clean or normalize(reading.text).clean
+            if cues.judgement_unless.search(clean):
+                return []  # the rule discussed (贴脸…), or the oath refused as evidence
+            own = reading.own_text()
+        if _judged_near(own, q.start, q.end, cues):
+            out.append(Candidate("meta", "cite", q.source, q.end, "cite-quoted", "pattern", 0.75))
     return out
-
-
-def _reports_tielian(quoted: str, cues: _Cues) -> bool:
-    """Whether reported speech reports an oath, curse or outburst (not just 说)."""
-    clean = normalize(quoted).clean
-    for m in cues.reported.finditer(clean):
-        if m.group("verb") not in ("说", "讲", "称", "表示", "声称", "宣称", "承认", "强调"):
-            return True
-    for m in cues.reported_named.finditer(clean):
-        if m.group("verb") not in ("说", "讲", "称", "表示", "声称", "宣称", "承认", "强调"):
-            return True
-    return False
 
 
 def _judged_near(own: str, start: int, end: int, cues: _Cues) -> bool:
