@@ -23,6 +23,7 @@ Three layers over the lexicon matcher's candidates, each with its own switch
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 import unicodedata
@@ -244,35 +245,31 @@ class _WordBounds:
 
         self.nt = nt
         self.freq = tokenizer().FREQ
-        self.first: dict[int, int] = {}
-        for i, o in enumerate(nt.offsets):
-            self.first.setdefault(o, i)
-        self.last = {e: i + 1 for i, e in enumerate(nt.ends)}
         self._pieces: list[int] | None = None
         self._cut: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
 
     def crosses(self, c: Candidate, *, start_only: bool) -> bool:
         """Does ``c`` start (or, unless ``start_only``, end) strictly inside a word?"""
-        fs = self.first.get(c.start)
-        if fs is not None and self.edge_inside(fs):
+        offsets, ends = self.nt.offsets, self.nt.ends
+        fs = bisect.bisect_left(offsets, c.start)
+        if fs < len(offsets) and offsets[fs] == c.start and self.edge_inside(fs):
             return True
         if start_only:
             return False
-        fe = self.last.get(c.end)
-        return fe is not None and self.edge_inside(fe)
+        fe = bisect.bisect_right(ends, c.end)  # just after the last folded char ending there
+        return fe > 0 and ends[fe - 1] == c.end and self.edge_inside(fe)
 
     def edge_inside(self, pos: int) -> bool:
         """Whether folded position ``pos`` lies strictly inside a jieba word of the post."""
         folded = self.nt.folded
         if pos <= 0 or pos >= len(folded):
             return False
+        # jieba's FREQ holds every prefix of its words: no entry for folded[a:pos + 1] means no
+        # dictionary word starting at ``a`` runs across ``pos``
         freq = self.freq
-        spanned = any(
-            freq.get(folded[a:b])
-            for a in range(max(0, pos - _MAX_WORD + 1), pos)
-            for b in range(pos + 1, min(len(folded), a + _MAX_WORD) + 1)
-        )
-        if not spanned:
+        if not any(
+            folded[a : pos + 1] in freq for a in range(pos - 1, max(-1, pos - _MAX_WORD), -1)
+        ):
             return False
         lo, hi = self._piece(pos)
         starts, ends = self._cuts(lo, hi)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -129,10 +129,32 @@ class _Cues:
     judgement_unless: re.Pattern[str]
     cite_hint: re.Pattern[str]
 
+    needs: dict[str, _Needs]  # the cue regexes above behind their literal pre-filter
+
 
 def _rx(pattern: str) -> re.Pattern[str]:
     # verbose: the YAML folds long alternations over several lines
     return re.compile(pattern, re.VERBOSE)
+
+
+class _Needs:
+    """Whether a cue regex can match a text at all, from the literals every match holds.
+
+    Most posts hold none of a cue's required literals (规则, 如果, 算不算…), so the regex is not
+    run on them; a regex whose literals cannot be named always runs. Same findings either way.
+    """
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        from moderation.patterns import required_literals
+
+        literals = required_literals("(?x)" + pattern.pattern)
+        self.pattern = pattern
+        self.literals: tuple[str, ...] | None = tuple(literals) if literals else None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        if self.literals is not None and not any(lit in text for lit in self.literals):
+            return iter(())
+        return self.pattern.finditer(text)
 
 
 @cache
@@ -149,7 +171,7 @@ def _cues() -> _Cues:
         f"(?P<open>{data['hypothetical_open']})"
         f"(?P<cond>(?:(?!{data['hypothetical_close']}).){{1,{int(data['max_hypothetical'])}}})"
     )
-    return _Cues(
+    cues = _Cues(
         marks=dict(data["marks"]),
         opening=re.compile("[" + re.escape("".join(data["marks"])) + "]"),
         max_quote=int(data["max_quote"]),
@@ -174,7 +196,18 @@ def _cues() -> _Cues:
         judgement=_rx(data["judgement"]),
         judgement_unless=_rx(data["judgement_unless"]),
         cite_hint=_rx(data["cite_hint"]),
+        needs={},
     )
+    for name in (
+        "quote_line",
+        "reply_header",
+        "rules_cue",
+        "prohibition",
+        "director_question",
+        "hypothetical",
+    ):
+        cues.needs[name] = _Needs(getattr(cues, name))
+    return cues
 
 
 _EVERY = frozenset(CATEGORIES)
@@ -235,32 +268,32 @@ def read(text: str | NormalizedText) -> Reading:
                 origin = view.span(source, source + 1)[0] if source >= 0 else start
                 out.append(Quoted(start, end, voice, cats, origin, act))
 
-    for m in cues.bbcode_quote.finditer(original):
-        quoted = Quoted(m.start(1), m.end(1), Voice.PLAYER, cues.voices[Voice.PLAYER], m.start(1))
-        out.append(quoted)
+    for m in cues.bbcode_quote.finditer(original) if "[" in original else ():
+        block = Quoted(m.start(1), m.end(1), Voice.PLAYER, cues.voices[Voice.PLAYER], m.start(1))
+        out.append(block)
     blocks = [(q.start, q.end) for q in out]
-    for m in cues.quote_line.finditer(clean):
+    for m in cues.needs["quote_line"].finditer(clean):
         if any(a <= view.span(m.start(), m.start() + 1)[0] < b for a, b in blocks):
             continue  # 原帖由 X 发表： inside a [quote] block: the block already quotes it
         add(m.end(), _clause_end(clean, m.end(), _LINE_END), Voice.PLAYER)
-    for m in cues.reply_header.finditer(clean):
+    for m in cues.needs["reply_header"].finditer(clean):
         add(m.start(1), m.end(1), Voice.PLAYER, _EVERY)  # a name is no word of the poster's
     _marks(clean, cues, add)
-    for m in cues.rules_cue.finditer(clean):
+    for m in cues.needs["rules_cue"].finditer(clean):
         start = m.end()
         while start < len(clean) and clean[start] in ",，:： ":
             start += 1  # 按规则，…: the rule is the next clause
         add(start, _clause_end(clean, start), Voice.RULES)
-    for m in cues.prohibition.finditer(clean):
+    for m in cues.needs["prohibition"].finditer(clean):
         end = _clause_end(clean, m.end())
         quotes = cues.prohibition_quotes
         if cues.prohibition_speech.match(clean, m.end()):
             quotes = quotes | {"insult"}
         add(m.end(), end, Voice.RULES, quotes)
-    for m in cues.director_question.finditer(clean):
+    for m in cues.needs["director_question"].finditer(clean):
         _director_question(clean, m.start(), m.end(), cues, add)
     _reported(clean, cues, add)
-    for m in cues.hypothetical.finditer(clean):
+    for m in cues.needs["hypothetical"].finditer(clean):
         if cues.first_person.search(m.group("cond")) is None:
             add(m.start("cond"), m.end("cond"), Voice.HYPOTHETICAL)
     quoted = tuple(sorted(set(out), key=lambda q: (q.start, -q.end)))
