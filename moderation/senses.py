@@ -111,6 +111,7 @@ class Senses:
         allow.make_automaton()
         self._allow = allow
         self._word_start = frozenset(data["word_start_patterns"])
+        self._ordinary = [(cat, re.compile(rx)) for cat, rx in data["ordinary_homophones"]]
         kin = data["kinship"]
         self._possessive = re.compile(kin["possessive"])
         self._kin_oath = re.compile(kin["oath"])
@@ -137,12 +138,18 @@ class Senses:
         self, nt: NormalizedText, cands: list[Candidate], explained: set[str]
     ) -> list[Candidate]:
         allowed = self._allowed_spans(nt)
+        if any(c.via == "homophone" for c in cands):
+            view = nt.clean_view
+            for category, rx in self._ordinary:
+                for m in rx.finditer(view.text):
+                    a, b = view.span(*m.span())
+                    allowed.append((a, b, frozenset({category})))
         kept: list[Candidate] = []
         for c in cands:
             lexical = c.via != "pattern"
             if lexical and any(
                 a <= c.start and c.end <= b and c.category in cats for a, b, cats in allowed
-            ):
+            ):  # a game word, an ordinary compound, or an ordinary phrase heard as a term
                 explained.add(c.category)
                 continue
             sense = self._senses.get((c.term, c.category)) if lexical else None
