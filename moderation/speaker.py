@@ -111,6 +111,8 @@ class _Cues:
     quote_line: re.Pattern[str]
     reply_header: re.Pattern[str]
     own_quote_before: re.Pattern[str]
+    mention_before: re.Pattern[str]
+    mention_after: re.Pattern[str]
     addressed_quote_before: re.Pattern[str]
     rules_cue: re.Pattern[str]
     voices: dict[Voice, frozenset[str]]
@@ -179,6 +181,8 @@ def _cues() -> _Cues:
         quote_line=re.compile(data["quote_line"]),
         reply_header=re.compile(data["reply_header"]),
         own_quote_before=_rx(data["own_quote_before"]),
+        mention_before=_rx(data["mention_before"]),
+        mention_after=_rx(data["mention_after"]),
         addressed_quote_before=_rx(data["addressed_quote_before"]),
         rules_cue=_rx(data["rules_cue"]),
         voices={Voice(k): frozenset(v) for k, v in data["voices"].items()},
@@ -316,7 +320,13 @@ def _marks(clean: str, cues: _Cues, add: Any) -> None:
         own = cues.own_quote_before.search(before) or cues.addressed_quote_before.search(before)
         if not own:
             rules = cues.rules_cue.search(clean[max(0, i - 16) : i])
-            add(i + 1, j, Voice.RULES if rules else Voice.PLAYER)
+            mention = (
+                rules
+                or cues.mention_before.search(before)
+                or cues.mention_after.match(clean, j + 1, j + 9)
+            )
+            if mention:
+                add(i + 1, j, Voice.RULES if rules else Voice.PLAYER)
         pos = j + 1
 
 

@@ -48,6 +48,7 @@ QUOTED_PLAYERS = [
     ("如果有人骂你傻逼的话，直接找导演", "insult"),
     ("假如他发毒誓的话，你们会信吗？", "oath"),
     ("回复 傻狗不会叫 ：我觉得你说得对", "insult"),
+    ("“拿全家担保”这种话谁信啊", "oath"),
 ]
 
 # (post, category, the poster's own words that must still be found)
@@ -58,6 +59,7 @@ OWN_WORDS = [
     ("要是我是狼，我天打雷劈", "oath", "天打雷劈"),
     ("他说我是狼，你才是傻逼", "insult", "傻逼"),
     ("傻逼导演，这算违规吗", "insult", "傻逼"),
+    ("“傻逼”，说的就是你3号", "insult", "傻逼"),  # nothing marks the quote as a mention
     ("规则帖写了不许聊替补，但我就想问问上一场那个替补是谁", "vest", "上一场"),
     # relaying talk of a topic still talks of it: only 贴脸 is quoted away
     ("他说替补的事让我们别管", "vest", "替补"),
