@@ -331,8 +331,16 @@ def _marks(clean: str, cues: _Cues, add: Any) -> None:
 
 
 def _director_question(clean: str, a: int, b: int, cues: _Cues, add: Any) -> None:
-    """The asked-about part of a question to the director: address (or sentence start) to ？."""
+    """The asked-about part of a question to the director: its clause, after any address, to ？.
+
+    Only the clause that asks (导演，这傻逼又在骂人，算不算违规？ asks about 算不算违规: the insult
+    before it is the poster's own).
+    """
     start = _sentence_start(clean, a)
+    for i in range(a - 1, start - 1, -1):
+        if clean[i] in ",，":
+            start = i + 1
+            break
     end = _clause_end(clean, b, _SENTENCE_END)
     if end < len(clean) and clean[end] not in "？?" and "吗" not in clean[a:end]:
         return  # not a question (…能不能赢看今天)
@@ -372,8 +380,12 @@ def _reported(clean: str, cues: _Cues, add: Any) -> None:
             if nxt in cues.marks:  # 他说「…」: to the closing mark
                 close = clean.find(cues.marks[nxt], after + 1, after + 1 + cues.max_quote)
                 end = close + 1 if close >= 0 else _clause_end(clean, after)
-            elif nxt in (":", "："):  # 他说：…, to the end of the sentence
-                end = _clause_end(clean, after, _SENTENCE_END)
+            elif nxt in (":", "："):  # 他说：…, to the end of the sentence, or of the quote
+                opening = clean[after + 1 : after + 2]
+                close = cues.marks.get(opening)
+                end = clean.find(close, after + 2) + 1 if close else 0
+                if end <= 0:
+                    end = _clause_end(clean, after, _SENTENCE_END)
             else:
                 end = _clause_end(clean, after)
             add(b, end, Voice.REPORTED, source=a, act=act)

@@ -60,6 +60,8 @@ OWN_WORDS = [
     ("他说我是狼，你才是傻逼", "insult", "傻逼"),
     ("傻逼导演，这算违规吗", "insult", "傻逼"),
     ("“傻逼”，说的就是你3号", "insult", "傻逼"),  # nothing marks the quote as a mention
+    ("导演，这傻逼又在骂人，算不算违规？", "insult", "傻逼"),  # only the asking clause is asked
+    ("他说：“我发誓我是女巫”，我发誓他在骗人", "oath", "我发誓他"),
     ("规则帖写了不许聊替补，但我就想问问上一场那个替补是谁", "vest", "上一场"),
     # relaying talk of a topic still talks of it: only 贴脸 is quoted away
     ("他说替补的事让我们别管", "vest", "替补"),
