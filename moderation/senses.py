@@ -115,6 +115,10 @@ class Senses:
         kin = data["kinship"]
         self._possessive = re.compile(kin["possessive"])
         self._kin_oath = re.compile(kin["oath"])
+        from moderation.patterns import required_literals
+
+        # the oath's verb (担保, 发誓…) must be in the post for the regex to be worth running
+        self._kin_oath_literals = tuple(required_literals(kin["oath"]) or ("",))
         self._possessive_out = frozenset(kin["possessive_rules_out"])
         self._oath_out = frozenset(kin["oath_rules_out"])
 
@@ -183,8 +187,17 @@ class Senses:
         self, nt: NormalizedText, cands: list[Candidate], explained: set[str]
     ) -> list[Candidate]:
         view = nt.clean_view
-        possessive = [view.span(*m.span()) for m in self._possessive.finditer(view.text)]
-        oaths = [view.span(*m.span()) for m in self._kin_oath.finditer(view.text)]
+        text = view.text
+        possessive = (
+            [view.span(*m.span()) for m in self._possessive.finditer(text)]
+            if any(c.term in self._possessive_out for c in cands)
+            else []
+        )
+        oaths = (
+            [view.span(*m.span()) for m in self._kin_oath.finditer(text)]
+            if any(lit in text for lit in self._kin_oath_literals)
+            else []
+        )
         if not possessive and not oaths:
             return cands
         kept: list[Candidate] = []

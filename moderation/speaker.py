@@ -146,10 +146,10 @@ class _Needs:
     run on them; a regex whose literals cannot be named always runs. Same findings either way.
     """
 
-    def __init__(self, pattern: re.Pattern[str]) -> None:
+    def __init__(self, pattern: re.Pattern[str], literal_source: str | None = None) -> None:
         from moderation.patterns import required_literals
 
-        literals = required_literals("(?x)" + pattern.pattern)
+        literals = required_literals("(?x)" + (literal_source or pattern.pattern))
         self.pattern = pattern
         self.literals: tuple[str, ...] | None = tuple(literals) if literals else None
 
@@ -211,6 +211,9 @@ def _cues() -> _Cues:
         "hypothetical",
     ):
         cues.needs[name] = _Needs(getattr(cues, name))
+    # reported speech: whatever the subject, the verb must be there (说, 骂, 发誓, 担保…)
+    cues.needs["reported"] = _Needs(reported, data["reported_verb"])
+    cues.needs["reported_named"] = _Needs(named, data["reported_name_verb"])
     return cues
 
 
@@ -354,7 +357,7 @@ def _director_question(clean: str, a: int, b: int, cues: _Cues, add: Any) -> Non
 
 def _reported(clean: str, cues: _Cues, add: Any) -> None:
     """Reported speech or acts of a third person: subject to the end of its clause."""
-    for pattern, named in ((cues.reported, False), (cues.reported_named, True)):
+    for pattern, named in ((cues.needs["reported"], False), (cues.needs["reported_named"], True)):
         for m in pattern.finditer(clean):
             a = m.start("subject")
             subject = m.group("subject")
@@ -368,24 +371,20 @@ def _reported(clean: str, cues: _Cues, add: Any) -> None:
             act = m.group("verb") not in _SPEECH
             b = m.end("subject")  # the subject is the poster's word, the act reported is not
             nxt = clean[after : after + 1]
-            if nxt in (
-                "的",
-                "得",
-            ):  # 他说的「…」, 他说的话: the quote at most, not the comment on it
+            if nxt in ("的", "得"):  # 他说的「…」, 他说的话: the quote, not the comment on it
                 after += 1
                 nxt = clean[after : after + 1]
                 if nxt not in cues.marks:
                     add(b, after, Voice.REPORTED, source=a, act=act)
                     continue
+            if nxt in (":", "：") and clean[after + 1 : after + 2] in cues.marks:
+                after += 1  # 他说：“…”: as 他说“…”
+                nxt = clean[after]
             if nxt in cues.marks:  # 他说「…」: to the closing mark
-                close = clean.find(cues.marks[nxt], after + 1, after + 1 + cues.max_quote)
-                end = close + 1 if close >= 0 else _clause_end(clean, after)
-            elif nxt in (":", "："):  # 他说：…, to the end of the sentence, or of the quote
-                opening = clean[after + 1 : after + 2]
-                close = cues.marks.get(opening)
-                end = clean.find(close, after + 2) + 1 if close else 0
-                if end <= 0:
-                    end = _clause_end(clean, after, _SENTENCE_END)
+                found = clean.find(cues.marks[nxt], after + 1, after + 1 + cues.max_quote)
+                end = found + 1 if found >= 0 else _clause_end(clean, after)
+            elif nxt in (":", "："):  # 他说：…, to the end of the sentence
+                end = _clause_end(clean, after, _SENTENCE_END)
             else:
                 end = _clause_end(clean, after)
             add(b, end, Voice.REPORTED, source=a, act=act)
