@@ -131,7 +131,7 @@ class _Cues:
     judgement_unless: re.Pattern[str]
     cite_hint: re.Pattern[str]
 
-    needs: dict[str, _Needs]  # the cue regexes above behind their literal pre-filter
+    cue_filter: _CueFilter  # which cue regexes can match a post
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -139,24 +139,41 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.VERBOSE)
 
 
-class _Needs:
-    """Whether a cue regex can match a text at all, from the literals every match holds.
+class _CueFilter:
+    """Which cue regexes can match a text at all, from the literals every match holds.
 
-    Most posts hold none of a cue's required literals (规则, 如果, 算不算…), so the regex is not
-    run on them; a regex whose literals cannot be named always runs. Same findings either way.
+    Most posts hold none of a cue's required literals (规则, 如果, 算不算, 说…), so its regex is
+    not run on them; one Aho-Corasick scan over all cues' literals tells which can. A regex whose
+    literals cannot be named always runs. Same findings either way.
     """
 
-    def __init__(self, pattern: re.Pattern[str], literal_source: str | None = None) -> None:
+    def __init__(self, sources: dict[str, str]) -> None:
+        import ahocorasick
+
         from moderation.patterns import required_literals
 
-        literals = required_literals("(?x)" + (literal_source or pattern.pattern))
-        self.pattern = pattern
-        self.literals: tuple[str, ...] | None = tuple(literals) if literals else None
+        owners: dict[str, set[str]] = {}
+        always: set[str] = set()
+        for name, regex in sources.items():
+            literals = required_literals("(?x)" + regex)
+            if not literals:
+                always.add(name)
+                continue
+            for literal in literals:
+                owners.setdefault(literal, set()).add(name)
+        auto = ahocorasick.Automaton()
+        for literal, names in owners.items():
+            auto.add_word(literal, frozenset(names))
+        auto.make_automaton()
+        self._auto = auto
+        self._always = frozenset(always)
 
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        if self.literals is not None and not any(lit in text for lit in self.literals):
-            return iter(())
-        return self.pattern.finditer(text)
+    def present(self, text: str) -> set[str]:
+        """Names of the cues that may match ``text``."""
+        found = set(self._always)
+        for _, names in self._auto.iter(text):
+            found |= names
+        return found
 
 
 @cache
@@ -172,6 +189,24 @@ def _cues() -> _Cues:
     hypothetical = _rx(
         f"(?P<open>{data['hypothetical_open']})"
         f"(?P<cond>(?:(?!{data['hypothetical_close']}).){{1,{int(data['max_hypothetical'])}}})"
+    )
+    cue_filter = _CueFilter(
+        {
+            **{
+                name: data[name]
+                for name in (
+                    "quote_line",
+                    "reply_header",
+                    "rules_cue",
+                    "prohibition",
+                    "director_question",
+                    "hypothetical_open",
+                )
+            },
+            # reported speech: whatever the subject, the verb must be there (说, 骂, 发誓…)
+            "reported": data["reported_verb"],
+            "reported_named": data["reported_name_verb"],
+        }
     )
     cues = _Cues(
         marks=dict(data["marks"]),
@@ -200,21 +235,16 @@ def _cues() -> _Cues:
         judgement=_rx(data["judgement"]),
         judgement_unless=_rx(data["judgement_unless"]),
         cite_hint=_rx(data["cite_hint"]),
-        needs={},
+        cue_filter=cue_filter,
     )
-    for name in (
-        "quote_line",
-        "reply_header",
-        "rules_cue",
-        "prohibition",
-        "director_question",
-        "hypothetical",
-    ):
-        cues.needs[name] = _Needs(getattr(cues, name))
-    # reported speech: whatever the subject, the verb must be there (说, 骂, 发誓, 担保…)
-    cues.needs["reported"] = _Needs(reported, data["reported_verb"])
-    cues.needs["reported_named"] = _Needs(named, data["reported_name_verb"])
     return cues
+
+
+def _run(
+    pattern: re.Pattern[str], name: str, text: str, present: set[str]
+) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)``, or nothing when the cue filter says it cannot match."""
+    return pattern.finditer(text) if name in present else iter(())
 
 
 _EVERY = frozenset(CATEGORIES)
@@ -258,6 +288,7 @@ def read(text: str | NormalizedText) -> Reading:
     view = nt.clean_view
     clean = view.text
     cues = _cues()
+    present = cues.cue_filter.present(clean)
     out: list[Quoted] = []
 
     def add(
@@ -279,28 +310,28 @@ def read(text: str | NormalizedText) -> Reading:
         block = Quoted(m.start(1), m.end(1), Voice.PLAYER, cues.voices[Voice.PLAYER], m.start(1))
         out.append(block)
     blocks = [(q.start, q.end) for q in out]
-    for m in cues.needs["quote_line"].finditer(clean):
+    for m in _run(cues.quote_line, "quote_line", clean, present):
         if any(a <= view.span(m.start(), m.start() + 1)[0] < b for a, b in blocks):
             continue  # 原帖由 X 发表： inside a [quote] block: the block already quotes it
         add(m.end(), _clause_end(clean, m.end(), _LINE_END), Voice.PLAYER)
-    for m in cues.needs["reply_header"].finditer(clean):
+    for m in _run(cues.reply_header, "reply_header", clean, present):
         add(m.start(1), m.end(1), Voice.PLAYER, _EVERY)  # a name is no word of the poster's
     _marks(clean, cues, add)
-    for m in cues.needs["rules_cue"].finditer(clean):
+    for m in _run(cues.rules_cue, "rules_cue", clean, present):
         start = m.end()
         while start < len(clean) and clean[start] in ",，:： ":
             start += 1  # 按规则，…: the rule is the next clause
         add(start, _clause_end(clean, start), Voice.RULES)
-    for m in cues.needs["prohibition"].finditer(clean):
+    for m in _run(cues.prohibition, "prohibition", clean, present):
         end = _clause_end(clean, m.end())
         quotes = cues.prohibition_quotes
         if cues.prohibition_speech.match(clean, m.end()):
             quotes = quotes | {"insult"}
         add(m.end(), end, Voice.RULES, quotes)
-    for m in cues.needs["director_question"].finditer(clean):
+    for m in _run(cues.director_question, "director_question", clean, present):
         _director_question(clean, m.start(), m.end(), cues, add)
-    _reported(clean, cues, add)
-    for m in cues.needs["hypothetical"].finditer(clean):
+    _reported(clean, cues, add, present)
+    for m in _run(cues.hypothetical, "hypothetical_open", clean, present):
         if cues.first_person.search(m.group("cond")) is None:
             add(m.start("cond"), m.end("cond"), Voice.HYPOTHETICAL)
     quoted = tuple(sorted(set(out), key=lambda q: (q.start, -q.end)))
@@ -355,10 +386,13 @@ def _director_question(clean: str, a: int, b: int, cues: _Cues, add: Any) -> Non
     add(start, end, Voice.RULES)
 
 
-def _reported(clean: str, cues: _Cues, add: Any) -> None:
+def _reported(clean: str, cues: _Cues, add: Any, present: set[str]) -> None:
     """Reported speech or acts of a third person: subject to the end of its clause."""
-    for pattern, named in ((cues.needs["reported"], False), (cues.needs["reported_named"], True)):
-        for m in pattern.finditer(clean):
+    for pattern, named, name in (
+        (cues.reported, False, "reported"),
+        (cues.reported_named, True, "reported_named"),
+    ):
+        for m in _run(pattern, name, clean, present):
             a = m.start("subject")
             subject = m.group("subject")
             if named and cues.not_a_name.search(subject):
