@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from moderation.layers import Layer, UnknownLayerError
 from moderation.screen import Finding, Screener
@@ -164,3 +166,25 @@ def test_layer_names() -> None:
     with pytest.raises(UnknownLayerError) as err:
         Layer.parse("quotes")
     assert "未知的检查层" in str(err.value)
+
+
+_PIECES = (
+    '「 」 “ ” " [quote] [/quote] 引用 回复 ： ， 。 ？ 规则帖写了 导演， 算不算违规 他说 3号 发誓'
+    " 拿全家担保 傻逼 白痴 如果 的话 别 我 妈的 我妈的 马上一场 破防 所以我信他 [b] 😀 說 骂我"
+).split() + ["\n", " "]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
+def test_reading_only_removes_what_the_matcher_found(text: str) -> None:
+    # quotes lie inside the post; the layers that only read hits away never add a category
+    for q in read(text).quoted:
+        assert 0 <= q.source <= q.start < q.end <= len(text)
+    removing = Layer.ALL & ~(Layer.CITATIONS | Layer.KINSHIP)
+    for ruleset in RULESETS:
+        found = _screen(text, ruleset, removing)
+        assert {f.category for f in found} <= {
+            f.category for f in _screen(text, ruleset, Layer.NONE)
+        }
+        for f in _screen(text, ruleset):
+            assert text[f.start : f.end] == f.match
