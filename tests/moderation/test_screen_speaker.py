@@ -168,10 +168,14 @@ def test_layer_names() -> None:
     assert "未知的检查层" in str(err.value)
 
 
-_PIECES = (
-    '「 」 “ ” " [quote] [/quote] 引用 回复 ： ， 。 ？ 规则帖写了 导演， 算不算违规 他说 3号 发誓'
-    " 拿全家担保 傻逼 白痴 如果 的话 别 我 妈的 我妈的 马上一场 破防 所以我信他 [b] 😀 說 骂我"
-).split() + ["\n", " "]
+_PIECES = [
+    *(
+        '「 」 “ ” " [quote] [/quote] 引用 回复 ： ， 。 ？ 规则帖写了 导演， 算不算违规 他说 3号 发誓'
+        " 拿全家担保 傻逼 白痴 如果 的话 别 我 妈的 我妈的 马上一场 破防 所以我信他 [b] 😀 說 骂我"
+    ).split(),
+    "\n",
+    " ",
+]
 
 
 @settings(max_examples=150, deadline=None)
