@@ -307,6 +307,8 @@ def read(text: str | NormalizedText) -> Reading:
                 out.append(Quoted(start, end, voice, cats, origin, act))
 
     for m in cues.bbcode_quote.finditer(original) if "[" in original else ():
+        if m.end(1) == m.start(1):
+            continue  # [quote][/quote]: nothing quoted
         block = Quoted(m.start(1), m.end(1), Voice.PLAYER, cues.voices[Voice.PLAYER], m.start(1))
         out.append(block)
     blocks = [(q.start, q.end) for q in out]
