@@ -37,10 +37,13 @@ from lexicons.loader import (
     load_articles,
     read_text,
 )
+from moderation.layers import Layer
 from moderation.lexicon import Candidate, default_matcher, lexicon_hits, remember_hits
 from moderation.normalize import NormalizedText, normalize
 from moderation.patterns import default_patterns
 from moderation.rules import font_candidates, water_candidate
+from moderation.senses import apply_senses
+from moderation.speaker import RULE_VOICES, Voice, citations, may_cite, read
 
 if TYPE_CHECKING:
     from moderation.classifier import Evidence
@@ -52,6 +55,7 @@ __all__ = [
     "VIAS",
     "Article",
     "Finding",
+    "Layer",
     "PostTooLargeError",
     "ScreenResult",
     "Screener",
@@ -259,7 +263,8 @@ class Screener:
 
     ``classifier``: :data:`AUTO` (default) loads the trained model if present, ``None`` screens
     with lexicons and patterns only, or pass any object with ``predict`` and ``thresholds``.
-    ``min_confidence``: findings below it are dropped (default: keep all).
+    ``min_confidence``: findings below it are dropped (default: keep all). ``layers``: the reading
+    layers switched on (:class:`moderation.layers.Layer`; all by default).
     """
 
     def __init__(
@@ -268,6 +273,7 @@ class Screener:
         classifier: Classifier | _Auto | None = AUTO,
         *,
         min_confidence: float = 0.0,
+        layers: Layer = Layer.ALL,
     ) -> None:
         if ruleset not in known_rulesets():
             raise UnknownRulesetError(ruleset)
@@ -277,6 +283,12 @@ class Screener:
             load_default_classifier() if isinstance(classifier, _Auto) else classifier
         )
         self.min_confidence = min_confidence
+        self.layers = layers
+        self._quoting_voices = frozenset(
+            v
+            for v in Voice
+            if layers & (Layer.QUOTED_RULES if v in RULE_VOICES else Layer.QUOTED_PLAYERS)
+        )
         self._matcher = default_matcher()
         self._patterns = default_patterns()
         # (category, article key) -> the clause cited and its severity, or None when the ruleset
@@ -327,8 +339,8 @@ class Screener:
         if self.classifier is not None and texts:
             probs = self._predict(texts, normalized, hits)
             if probs is not None:
-                for nt, (found, _, quoted), p in zip(normalized, rules, probs, strict=True):
-                    self._add_classifier_findings(nt, found, p, quoted)
+                for nt, (found, _, explained), p in zip(normalized, rules, probs, strict=True):
+                    self._add_classifier_findings(nt, found, p, explained)
         if self.min_confidence > 0:
             low = self.min_confidence
             return [ScreenResult([f for f in r if f.confidence >= low], w) for r, w, _ in rules]
@@ -341,11 +353,11 @@ class Screener:
         _check_post(text, None)
         nt = normalize(text)
         hits: list[tuple[tuple[str, str], ...]] | None = [] if self._prepared is not None else None
-        found, water, quoted = self._rule_findings(nt, hits)
+        found, water, explained = self._rule_findings(nt, hits)
         if self.classifier is not None:
             probs = self._predict([text], [nt], hits)
             if probs is not None:
-                self._add_classifier_findings(nt, found, probs[0], quoted)
+                self._add_classifier_findings(nt, found, probs[0], explained)
         if self.min_confidence > 0:
             found = [f for f in found if f.confidence >= self.min_confidence]
         return found, water
@@ -358,13 +370,16 @@ class Screener:
     def _rule_findings(
         self, nt: NormalizedText, hits: list[tuple[tuple[str, str], ...]] | None
     ) -> tuple[list[Finding], bool, frozenset[str]]:
-        """A post's rule findings, water flag and quoted categories (see below).
+        """A post's rule findings, water flag and explained categories (see below).
 
-        Its lexicon hits go to ``hits`` (or the memo). A hit under a key this ruleset has no
-        clause for (``cite: null``: another player's oath or outburst given as a reason) quotes
-        the words inside it: they are not the poster's own oath or outburst, so findings of its
-        category within it are dropped, and its category is returned as quoted (the classifier,
-        which reads the same words, adds no finding of it unless a rule finding of it remains).
+        Its lexicon hits go to ``hits`` (or the memo) as the matcher found them: the classifier
+        was trained on those features. Then the reading layers (``self.layers``) read the hits:
+        game senses, kinship and cross-boundary syllables (:mod:`moderation.senses`), and who is
+        speaking (:mod:`moderation.speaker`): a hit inside quoted material is not the poster's.
+        A citation (article key ``cite``: another's 贴脸 given as a reason, M72 2(8)) quotes the
+        oath, outburst or insult words inside it too. The categories of hits read away are
+        returned as explained: the classifier, which reads the same words, adds no finding of
+        such a category unless a rule finding of it remains.
         """
         cands = self._matcher.candidates(nt)
         cands += self._patterns.candidates(nt)
@@ -372,25 +387,58 @@ class Screener:
             hits.append(lexicon_hits(cands))  # the classifier's lexicon features reuse them
         elif self.classifier is not None:
             remember_hits(nt.original, cands)  # a plain predict(texts) finds them there
+        explained: set[str] = set()
+        if cands or (self.layers & Layer.CITATIONS and may_cite(nt)):
+            cands = self._read(nt, cands, explained)
         original = nt.original
         cands += font_candidates(original)
         water = water_candidate(nt)
         if water is not None:
             cands.append(water)
         elif not cands:
-            return [], False, _NOTHING_QUOTED  # most posts: no candidate at all
+            return [], False, frozenset(explained)  # most posts: no candidate at all
         findings: list[Finding] = []
-        quoting: list[Candidate] = []
+        quoting: list[Candidate] = [c for c in cands if c.article == _CITE]
         for c in cands:
             if (f := self._finding(original, c)) is not None:
                 findings.append(f)
-            elif self._unruled(c):
+            elif self._unruled(c) and c.article != _CITE:
                 quoting.append(c)
-        quoted = _NOTHING_QUOTED
         if quoting:
-            findings = [f for f in findings if not _inside(f, quoting)]
-            quoted = frozenset(q.category for q in quoting)
-        return _merge(findings, original), water is not None, quoted
+            inside = [f for f in findings if _inside(f, quoting)]
+            if inside:
+                explained.update(f.category for f in inside)
+                findings = [f for f in findings if f not in inside]
+            explained.update(q.category for q in quoting if q.article != _CITE)
+        return _merge(findings, original), water is not None, frozenset(explained)
+
+    def _read(
+        self, nt: NormalizedText, cands: list[Candidate], explained: set[str]
+    ) -> list[Candidate]:
+        """The reading layers over one post's lexicon and pattern candidates."""
+        layers = self.layers
+        if not layers & Layer.CITATIONS:
+            cands = [c for c in cands if c.article != _CITE]
+        sensed = apply_senses(nt, cands, layers)
+        cands = sensed.candidates
+        explained.update(sensed.explained)
+        if not layers & (Layer.QUOTED_RULES | Layer.QUOTED_PLAYERS | Layer.CITATIONS):
+            return cands
+        reading = read(nt)
+        if not reading.quoted:
+            return cands
+        voices = self._quoting_voices
+        # a citation is the poster's own reasoning, whatever it quotes
+        own = [
+            c
+            for c in cands
+            if c.article == _CITE or not reading.quotes(c.category, c.start, c.end, voices)
+        ]
+        if len(own) < len(cands):
+            explained.update(c.category for c in cands if c not in own)
+        if layers & Layer.CITATIONS:
+            own += citations(reading, cands)
+        return own
 
     def _finding(self, original: str, c: Candidate) -> Finding | None:
         cited = self._cite(c.category, c.article)
@@ -464,7 +512,7 @@ class Screener:
         nt: NormalizedText,
         found: list[Finding],
         probs: Mapping[str, float],
-        quoted: frozenset[str],
+        explained: frozenset[str],
     ) -> None:
         """Add the classifier's findings of one post to ``found``, keeping it in text order."""
         assert self.classifier is not None
@@ -480,8 +528,8 @@ class Screener:
             if cat is None:
                 continue
             same = [f for f in found if f.category == category]
-            if not same and category in quoted:
-                continue  # its words are the quoted oath or outburst, not the poster's
+            if not same and category in explained:
+                continue  # its words were read away: quoted, cited, or in a game sense
             flagged.append((category, p, cat, same))
         if not flagged:
             return
@@ -525,12 +573,22 @@ def _article_key(articles: Mapping[str, Any], article: Article) -> str:
     return str(next(iter(articles)))
 
 
-_NOTHING_QUOTED: frozenset[str] = frozenset()
+#: The article key of a citation of someone else's 贴脸 (M72 2(8)).
+_CITE = "cite"
+#: What a citation quotes: the oath, outburst or insult it cites.
+_TIELIAN = frozenset({"oath", "emotional", "insult"})
 
 
 def _inside(f: Finding, quoting: Sequence[Candidate]) -> bool:
-    """Whether ``f`` lies within a quoting candidate of its own category."""
-    return any(q.category == f.category and q.start <= f.start and f.end <= q.end for q in quoting)
+    """Whether ``f`` is quoted: a cited 贴脸 inside a citation, or a hit of its own category
+    inside a hit under a key the ruleset has no clause for."""
+    for q in quoting:
+        if q.start <= f.start and f.end <= q.end:
+            if q.article == _CITE and f.category in _TIELIAN and f.category != q.category:
+                return True
+            if q.article != _CITE and q.category == f.category:
+                return True
+    return False
 
 
 def _merge(findings: list[Finding], original: str) -> list[Finding]:

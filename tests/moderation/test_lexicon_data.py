@@ -41,17 +41,18 @@ def test_every_term_and_pattern_article_exists_where_its_category_applies() -> N
                 assert article in known, (ruleset, where, article)
 
 
-def test_unruled_keys_have_no_clause_and_m72_cites_its_own() -> None:
-    """`cite` (another player's 贴脸 as a reason) is M72 2(8); M08 and wa004 name no such clause."""
-    for category in ("oath", "emotional"):
-        m72 = load_articles("m72").categories[category]
-        assert m72.articles["cite"].code == "2(8)"
-        assert m72.articles["cite"].text == "以“贴脸”作为讨论依据"
-        assert not m72.unruled
-        for ruleset in ("m08", "wa004"):
-            cat = load_articles(ruleset).categories[category]
-            assert cat.unruled == {"cite"}
-            assert "cite" not in cat.articles
+def test_m72_cites_2_8_under_meta_and_no_other_ruleset_has_it() -> None:
+    """`cite` (another player's 贴脸 as a reason) is M72 2(8), a `meta` clause; M08 and wa004
+    have no meta category, so a citation is no finding there."""
+    meta = load_articles("m72").categories["meta"]
+    assert meta.articles["cite"].code == "2(8)"
+    assert meta.articles["cite"].text == "以“贴脸”作为讨论依据"
+    for ruleset in known_rulesets():
+        cats = load_articles(ruleset).categories
+        for category in ("oath", "emotional"):
+            assert "cite" not in cats[category].articles.keys() | cats[category].unruled, ruleset
+        if ruleset != "m72":
+            assert "meta" not in cats
 
 
 def test_applicability_follows_the_seeds() -> None:

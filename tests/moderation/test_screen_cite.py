@@ -17,7 +17,8 @@ from moderation.screen import Finding, Screener
 
 CITE_TEXT = "以“贴脸”作为讨论依据"
 
-# (post, category of the 2(8) finding, a piece of the post the finding must cover)
+# (post, category of the cited 贴脸, a piece of the post the finding must cover); the 2(8)
+# finding itself is `meta`: it judges the poster's reasoning, not their words
 POSITIVES = [
     ("他都赌咒发誓了，我信他是好人", "oath", "发誓了"),
     ("人家拿全家担保了你还踩？", "oath", "拿全家担保"),
@@ -88,7 +89,9 @@ def test_citing_someone_elses_tielian_is_m72_2_8(
     found = _cited(m72.screen(text))
     assert len(found) == 1, (text, m72.screen(text))
     f = found[0]
-    assert f.category == category
+    assert f.category == "meta"
+    # the cited oath or outburst is not reported as the poster's own (2(5), 2(1))
+    assert not [g for g in m72.screen(text) if g.category == category], m72.screen(text)
     assert f.article.ruleset == "m72"
     assert f.article.text == CITE_TEXT
     assert f.article.label == "M72 判罚依据 2(8)"
@@ -126,10 +129,9 @@ def test_near_misses_are_not_2_8(
 def test_a_quote_and_the_posters_own_oath_in_one_post(m72: Screener, m08: Screener) -> None:
     text = "他都发毒誓了我信他，我也发毒誓他是好人"
     quoted, own = text.index("发毒誓"), text.rindex("发毒誓")
-    assert [(f.article.code, f.start) for f in m72.screen(text)] == [
-        ("2(8)", quoted),
-        ("2(5)", own),
-    ]
+    found = m72.screen(text)
+    assert [f.article.code for f in found] == ["2(8)", "2(5)"]
+    assert found[0].start <= quoted < found[0].end <= own == found[1].start
     # M08 has no 2(8): the quoted oath is dropped, the poster's own oath stays
     assert [(f.article.code, f.start) for f in m08.screen(text)] == [("3(1)", own)]
 
@@ -146,12 +148,10 @@ class SureItIsAnOath:
 
 def test_the_classifier_follows_the_citation() -> None:
     quote = "他发毒誓了所以我站他边"
-    # M72: the model's finding spans the citation and cites 2(8) too
+    # M72: the citation is the 2(8) finding; the model's oath reading is of the quoted words,
+    # which are not the poster's oath, so it adds nothing
     m72 = Screener("m72", classifier=SureItIsAnOath())
-    assert {(f.article.code, f.via) for f in m72.screen(quote)} == {
-        ("2(8)", "pattern"),
-        ("2(8)", "classifier"),
-    }
+    assert {(f.article.code, f.via) for f in m72.screen(quote)} == {("2(8)", "pattern")}
     # M08: the oath words are quoted, so the model's reading of them is no finding either...
     m08 = Screener("m08", classifier=SureItIsAnOath())
     assert m08.screen(quote) == []
