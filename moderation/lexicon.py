@@ -67,6 +67,7 @@ VIA_CONFIDENCE: dict[str, float] = {
     "exact": 0.95,
     "traditional": 0.93,
     "width": 0.93,
+    "emoji": 0.9,
     "noise": 0.9,
     "repeat": 0.9,
     "split": 0.85,
@@ -118,11 +119,21 @@ def _alnum_edge(ch: str, side: int) -> bool:
     return bool(folded) and _is_alnum_ascii(folded[side])
 
 
+def _only_emoji(nt: NormalizedText, start: int, end: int) -> bool:
+    """Did every folded character of ``start..end`` come from an emoji?"""
+    source = nt.masked or nt.original
+    for i in range(start, end):
+        ostart, oend = nt.offsets[i], nt.ends[i]
+        if not any(fold_char(ch)[2] == "emoji" for ch in source[ostart:oend]):
+            return False
+    return True
+
+
 def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
     """How a hit on folded ``start..end`` was disguised, read off the original characters.
 
     Key-level kinds (split, shape, homophone, initials) win; otherwise the most telling change
-    among the original characters: traditional, width, repeat (a collapsed run inside the span),
+    among the original characters: emoji (🐶 for 狗), traditional, width, repeat (a collapsed run inside the span),
     noise (something removed between the characters), else exact.
 
     >>> nt = normalize("傻 傻 逼")
@@ -142,6 +153,8 @@ def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
         kinds.add(kind)
         if folded:
             kept += 1
+    if "emoji" in kinds:
+        return "emoji"
     if "traditional" in kinds:
         return "traditional"
     if "width" in kinds:
@@ -230,6 +243,8 @@ class LexiconMatcher:
                 a <= start and end <= b and cat in (None, entry.category) for a, b, cat in allowed
             ):
                 continue
+            if _only_emoji(nt, start, end):
+                continue  # 🐶 or 🐷 alone decorate a post; 你个🐶东西 says something
             sounded = via in ("homophone", "initials")
             has_han = has_han_span(folded, start, end)
             if sounded and not has_han and _punctuated(nt, start, end):

