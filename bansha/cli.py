@@ -4,7 +4,7 @@ Each subcommand lives next to the code it drives; this module only knows where. 
 that ``bansha replay`` never pays for loading scikit-learn or Flask.
 
 >>> sorted(SUBCOMMANDS)
-['db', 'replay', 'screen', 'serve', 'token', 'train']
+['db', 'replay', 'screen', 'screen-invariance', 'serve', 'token', 'train']
 """
 
 from __future__ import annotations
@@ -17,6 +17,11 @@ from collections.abc import Callable, Sequence
 SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "replay": ("game_rules.cli", "replay_main", "replay a YAML game script, print announcements"),
     "screen": ("moderation.cli", "screen_main", "screen posts for rule violations"),
+    "screen-invariance": (
+        "moderation.evasions",
+        "main",
+        "share of violations still caught when disguised, per evasion kind",
+    ),
     "train": ("moderation.cli", "train_main", "train the post classifier and write its report"),
     "serve": ("api.cli", "serve_main", "run the referee web service"),
     "db": ("api.cli", "db_main", "manage the database schema (upgrade)"),
@@ -26,7 +31,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
 
 def _usage() -> str:
     lines = ["usage: bansha SUBCOMMAND [ARGS...]", "", "subcommands:"]
-    lines += [f"  {name:<8} {help_}" for name, (_, _, help_) in SUBCOMMANDS.items()]
+    lines += [f"  {name:<17} {help_}" for name, (_, _, help_) in SUBCOMMANDS.items()]
     lines.append("")
     lines.append("Run 'bansha SUBCOMMAND --help' for a subcommand's options.")
     return "\n".join(lines)

@@ -86,7 +86,7 @@ def han_lookalikes() -> dict[str, tuple[str, ...]]:
                 kept.append(t)
                 for i, part in enumerate(t):
                     series[(len(t), i, part)].add(ch)
-                    frames[t[:i] + (None,) + t[i + 1 :]].add(ch)
+                    frames[(*t[:i], None, *t[i + 1 :])].add(ch)
         if kept:
             decomps[ch] = kept
     total: dict[str, int] = defaultdict(int)
@@ -101,7 +101,7 @@ def han_lookalikes() -> dict[str, tuple[str, ...]]:
         for t in forms:
             for i in range(len(t)):
                 if all(specific(t[j]) for j in range(len(t)) if j != i):
-                    out[ch].update(c for c in frames[t[:i] + (None,) + t[i + 1 :]] if c != ch)
+                    out[ch].update(c for c in frames[(*t[:i], None, *t[i + 1 :])] if c != ch)
             if len(t) == 2:
                 for j, part in enumerate(t):
                     if (
@@ -143,8 +143,7 @@ def confusables() -> dict[str, str]:
     for src, target in list(table.items()):
         low = src.lower()
         if len(low) == 1 and low != src and _letter_like(low) and low not in table:
-            if target.isalpha():
-                table[low] = target
+            table[low] = target
     # Accented forms of a confusable letter (ё from е): the accent does not hide the letter.
     for cp in range(0x80, 0x2E80):
         ch = chr(cp)

@@ -133,8 +133,8 @@ def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
     """How a hit on folded ``start..end`` was disguised, read off the original characters.
 
     Key-level kinds (split, shape, homophone, initials) win; otherwise the most telling change
-    among the original characters: emoji (🐶 for 狗), traditional, width, repeat (a collapsed run inside the span),
-    noise (something removed between the characters), else exact.
+    among the original characters: emoji (🐶 for 狗), traditional, width, repeat (a collapsed
+    run inside the span), noise (something removed between the characters), else exact.
 
     >>> nt = normalize("傻 傻 逼")
     >>> span_via(nt, 0, 2, "exact")

@@ -46,6 +46,12 @@ MAX_SPLIT_COMBINATIONS = 32
 #: (儍 2, 偪 4; but 马 19918 and 吗 21245 are everyday characters).
 RARE_CHAR_FREQ = 1000
 
+#: Two-character terms without ``variants`` still get their pinyin spelled out (``nima``) when it
+#: has at least this many letters (shorter spellings such as ``gou`` or ``zhu`` are English or
+#: too ambiguous); :data:`SPELLED_PINYIN` switches it off (tests).
+MIN_SPELLED = 4
+SPELLED_PINYIN = True
+
 #: Switch for the generated look-alike table (tests turn it off to show what it adds).
 GENERATED_LOOKALIKES = True
 
@@ -199,9 +205,15 @@ def sound_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
         codes = [syllable_code(s) if s != c else c for s, c in zip(combo, term, strict=True)]
         spelled = list(combo)
         firsts = [s[0] for s in combo]
+        whole = collapse_letters("".join(spelled))
         if homophones:
             keys.setdefault("".join(codes), "homophone")
-            keys.setdefault(collapse_letters("".join(spelled)), "homophone")
+            keys.setdefault(whole, "homophone")
+        elif SPELLED_PINYIN and "no-homophone" not in opts and len(whole) >= MIN_SPELLED:
+            # Two syllables spelled out in letters (nima, laozi, ni ma, ｎｉｍａ) are a choice to
+            # hide the word, unlike two characters of the same sound (我把 is not 我爸): letter
+            # keys must stand alone in the original, so they do not fire inside English words.
+            keys.setdefault(whole, "homophone")
         if initials:
             key = collapse_letters("".join(firsts))
             if len(key) >= 2:
