@@ -23,9 +23,10 @@ Kinds (what a player does to a word):
 ``swapped``         two neighbouring characters swapped (reported, not expected to hold)
 ==================  ==========================================================================
 
-Only lexicon-term findings are disguised (the word an evader would hide); a span longer than
-four characters is perturbed on a window of two Han characters inside it.  Where a kind cannot apply (no character with an emoji, no split form), the post is not
-counted for that kind.
+Only plain violations (corpus ``evasion: none``) and only their lexicon-term findings are
+disguised (the word an evader would hide); a span longer than four characters is perturbed on a
+window of two Han characters inside it.  Where a kind cannot apply (no character with an emoji,
+no split form), the post is not counted for that kind.
 
 The look-alike, confusable and emoji kinds draw on the same generated tables the matcher folds
 with (:mod:`moderation.glyphs`), so they measure that the matcher reads them in context (word
@@ -411,7 +412,7 @@ def format_table(results: Sequence[KindResult]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``bansha screen-invariance [--corpus DIR] [--file F.jsonl] [--kind K] [--model] [--show N]``."""
+    """``bansha screen-invariance [--corpus DIR] [--file F.jsonl] [--kind K] [--model]``."""
     from moderation.training import DEFAULT_CORPUS, load_corpus, load_jsonl
 
     p = argparse.ArgumentParser(
