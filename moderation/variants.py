@@ -45,6 +45,8 @@ MAX_SPLIT_COMBINATIONS = 32
 #: A look-alike may stand in a two-character term only if jieba counts it rarer than this
 #: (儍 2, 偪 4; but 马 19918 and 吗 21245 are everyday characters).
 RARE_CHAR_FREQ = 1000
+#: A generated look-alike must also sit in fewer dictionary words than this (偪 2, 蝠 7; 验 326).
+RARE_CHAR_WORDS = 20
 
 #: Two-character terms without ``variants`` still get their pinyin spelled out (``nima``) when it
 #: has at least this many letters (shorter spellings such as ``gou`` or ``zhu`` are English or
@@ -99,8 +101,10 @@ def _shapes() -> dict[str, tuple[str, ...]]:
     """Look-alikes per folded character: generated ones, then the hand rows of ``shapes.tsv``.
 
     Generated look-alikes (:func:`moderation.glyphs.han_lookalikes`) are kept only when they are
-    rare characters (jieba frequency below :data:`RARE_CHAR_FREQ`), whatever the term's length:
-    the data pairs 脸 with 验 and 险, and ``不要验`` is game talk, not ``不要脸`` in disguise.
+    rare characters (jieba frequency below :data:`RARE_CHAR_FREQ` as a word of their own and in
+    fewer than :data:`RARE_CHAR_WORDS` dictionary words), whatever the term's length: the data
+    pairs 脸 with 验 and 险, and ``不要验`` is game talk, not ``不要脸`` in disguise (验 alone has
+    frequency 440 but sits in 326 words: 检验, 经验...).
     The hand rows are what the data lacks and pass as written (only two-character terms filter
     them, as before).
     """
@@ -110,8 +114,13 @@ def _shapes() -> dict[str, tuple[str, ...]]:
     if GENERATED_LOOKALIKES:
         from moderation.glyphs import han_lookalikes
 
+        words = _words_containing()
         for ch, alts in han_lookalikes().items():
-            rare = [a for a in alts if _char_frequency(a) < RARE_CHAR_FREQ]
+            rare = [
+                a
+                for a in alts
+                if _char_frequency(a) < RARE_CHAR_FREQ and words.get(a, 0) < RARE_CHAR_WORDS
+            ]
             if rare:
                 out[ch] = rare
     for k, vs in load_shapes().items():
@@ -158,6 +167,19 @@ def text_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
                 for mark in (WILDCARD, "x"):
                     keys.setdefault(term[:i] + mark + term[i + 1 :], "shape")
     return list(keys.items())
+
+
+@cache
+def _words_containing() -> dict[str, int]:
+    """How many dictionary words of two or more characters contain each character."""
+    from moderation.wordseg import tokenizer
+
+    counts: dict[str, int] = {}
+    for word, freq in tokenizer().FREQ.items():
+        if freq > 0 and len(word) > 1:
+            for ch in set(word):
+                counts[ch] = counts.get(ch, 0) + 1
+    return counts
 
 
 def _char_frequency(ch: str) -> int:
