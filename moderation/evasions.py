@@ -43,6 +43,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from moderation.normalize import is_han, readings
 
@@ -114,9 +115,9 @@ def _emoji_for() -> dict[str, tuple[str, ...]]:
     for cp in _pinyin_dict():
         ch = chr(cp)
         rs = readings(ch)
-        symbols = by_char.get(ch) or (by_sound.get(rs[0]) if rs else None)
-        if symbols:
-            out[ch] = tuple(symbols)
+        found = by_char.get(ch) or (by_sound.get(rs[0]) if rs else None)
+        if found:
+            out[ch] = tuple(found)
     return out
 
 
@@ -136,7 +137,7 @@ def _pinyin_of(text: str) -> list[str]:
     """Syllables of the Han characters in ``text`` (in context), other characters as they are."""
     from pypinyin import Style, lazy_pinyin
 
-    return list(lazy_pinyin(text, style=Style.NORMAL, errors=lambda s: list(s)))
+    return list(lazy_pinyin(text, style=Style.NORMAL, errors="default"))
 
 
 def _to_fullwidth(text: str) -> str:
@@ -326,7 +327,7 @@ def invariance(
     posts: Sequence[object],
     kinds: Sequence[str] = KINDS,
     seed: int = 0,
-    classifier: object | None = None,
+    classifier: Any = None,
     keep_missed: int = 0,
 ) -> list[KindResult]:
     """Per kind, the share of violations caught plain that stay caught when disguised.
@@ -378,7 +379,7 @@ def invariance(
     return [KindResult(k, counts[k][0], counts[k][1], tuple(missed[k])) for k in kinds]
 
 
-def clean_flag_rate(posts: Sequence[object], classifier: object | None = None) -> tuple[int, int]:
+def clean_flag_rate(posts: Sequence[object], classifier: Any = None) -> tuple[int, int]:
     """``(flagged, clean)``: clean posts with any finding, under each post's ruleset (m08 if none).
 
     The other side of invariance: a matcher that reads more disguises must not read them into
@@ -432,7 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.file
         else load_corpus(args.corpus)
     )[:: max(1, args.every)]
-    classifier: object | None = None
+    classifier: Any = None
     if args.model:
         from moderation.screen import AUTO
 

@@ -97,8 +97,8 @@ def han_lookalikes() -> dict[str, tuple[str, ...]]:
         return total[part] <= SERIES_LIMIT
 
     out: dict[str, set[str]] = defaultdict(set)
-    for ch, forms in decomps.items():
-        for t in forms:
+    for ch, shapes in decomps.items():
+        for t in shapes:
             for i in range(len(t)):
                 if all(specific(t[j]) for j in range(len(t)) if j != i):
                     out[ch].update(c for c in frames[(*t[:i], None, *t[i + 1 :])] if c != ch)
