@@ -16,7 +16,7 @@ Kinds (what a player does to a word):
 ``initials``        the pinyin initials (sb)
 ``split``           one character written as its components (弓虽 for 强)
 ``lookalike``       one character replaced by a look-alike (偪 for 逼)
-``confusable``      Latin letters (the initials, if the word has none) as Cyrillic/Greek look-alikes
+``confusable``      Latin letters (the pinyin, if the word has none) as Cyrillic/Greek look-alikes
 ``traditional``     traditional characters (OpenCC ``s2t``)
 ``emoji``           a character replaced by an emoji that stands for it or for its sound (🐶, 🐴)
 ``noise``           symbols, spaces, zero-width characters or BBCode between the characters
@@ -207,7 +207,7 @@ def _lookalike(text: str, rng: random.Random) -> str | None:
 
 
 def _confusable(text: str, rng: random.Random) -> str | None:
-    base = text if any(c.isascii() and c.isalpha() for c in text) else _initials(text)
+    base = text if any(c.isascii() and c.isalpha() for c in text) else _spelled(text, "")
     if base is None:
         return None
     table = _latin_lookalikes()

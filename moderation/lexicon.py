@@ -49,7 +49,7 @@ from moderation.normalize import (
     is_han,
     normalize,
 )
-from moderation.variants import sound_keys, text_keys
+from moderation.variants import GUARDED_VIA, sound_keys, text_keys
 
 __all__ = [
     "VIA_CONFIDENCE",
@@ -119,14 +119,44 @@ def _alnum_edge(ch: str, side: int) -> bool:
     return bool(folded) and _is_alnum_ascii(folded[side])
 
 
-def _only_emoji(nt: NormalizedText, start: int, end: int) -> bool:
-    """Did every folded character of ``start..end`` come from an emoji?"""
+def _has_emoji(nt: NormalizedText, start: int, end: int) -> bool:
+    """Did some folded character of ``start..end`` come from an emoji?"""
     source = nt.masked or nt.original
-    for i in range(start, end):
-        ostart, oend = nt.offsets[i], nt.ends[i]
-        if not any(fold_char(ch)[2] == "emoji" for ch in source[ostart:oend]):
-            return False
-    return True
+    ostart, oend = nt.span(start, end)
+    return any(fold_char(ch)[2] == "emoji" for ch in source[ostart:oend])
+
+
+def _read_on(nt: NormalizedText, end: int) -> bool:
+    """Is folded ``end`` a Han character right after folded ``end - 1`` in the original?"""
+    if end >= len(nt.folded) or not is_han(nt.folded[end]):
+        return False
+    return nt.offsets[end] == nt.ends[end - 1]
+
+
+#: A guarded homophone (see :data:`moderation.variants.GUARDED_VIA`) without an emoji counts when
+#: jieba knows no such word and every changed character is rarer than this as a word of its own:
+#: function words (把 108,066, 被, 是, 没 52,407, 吧, 吗, 马 19,918) make cross-word bigrams
+#: (我把, 被逼, 你没, 马的); 姊 (4,076) or 抽 (2,778) in 老姊 or 小抽 are chosen for their sound.
+GUARDED_CHAR_FREQ = 15000
+
+
+def _rare_substitute(span: str, term: str) -> bool:
+    from moderation.wordseg import tokenizer
+
+    freq = tokenizer().FREQ
+    if freq.get(span, 0):
+        return False
+    changed = [a for a, b in zip(span, term, strict=False) if a != b]
+    return bool(changed) and all(freq.get(c, 0) < GUARDED_CHAR_FREQ for c in changed)
+
+
+def _emoji_count(nt: NormalizedText, start: int, end: int) -> int:
+    """How many folded characters of ``start..end`` came from an emoji."""
+    source = nt.masked or nt.original
+    return sum(
+        any(fold_char(ch)[2] == "emoji" for ch in source[nt.offsets[i] : nt.ends[i]])
+        for i in range(start, end)
+    )
 
 
 def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
@@ -243,8 +273,15 @@ class LexiconMatcher:
                 a <= start and end <= b and cat in (None, entry.category) for a, b, cat in allowed
             ):
                 continue
-            if _only_emoji(nt, start, end):
-                continue  # 🐶 or 🐷 alone decorate a post; 你个🐶东西 says something
+            if 2 * _emoji_count(nt, start, end) >= end - start and not _read_on(nt, end):
+                continue  # 笑死🐶 and 🐷 end a clause as decoration; 🐶一样, 草泥🐴 say something
+            if via == GUARDED_VIA:
+                if not (
+                    _has_emoji(nt, start, end)
+                    or _rare_substitute(folded[start:end], self._folded_terms[idx])
+                ):
+                    continue  # 我把 is not 我爸, 被逼 not 卑鄙; 尼🐴 is 尼玛, 老姊 is 老子
+                via = "homophone"
             sounded = via in ("homophone", "initials")
             has_han = has_han_span(folded, start, end)
             if sounded and not has_han and _punctuated(nt, start, end):
@@ -409,7 +446,7 @@ def lexicon_hits(candidates: Iterable[Candidate]) -> tuple[tuple[str, str], ...]
     """``(category, via)`` of the candidates in classifier categories (the ``l:`` features).
 
     >>> lexicon_hits(default_matcher().candidates(normalize("你是煞笔")))
-    (('insult', 'exact'),)
+    (('insult', 'homophone'),)
     """
     return tuple((c.category, c.via) for c in candidates if c.category in CATEGORIES)
 
@@ -430,7 +467,7 @@ def category_hits(text: str) -> list[tuple[str, str]]:
     Used by :mod:`moderation.features` for lexicon features; ruleset-independent.
 
     >>> category_hits("你是煞笔")
-    [('insult', 'exact')]
+    [('insult', 'homophone')]
     """
     with _RECENT_LOCK:
         cached = _RECENT_HITS.get(text)

@@ -25,6 +25,7 @@ def _clear_caches() -> None:
     norm._confusables.cache_clear()
     norm._emoji.cache_clear()
     variants._shapes.cache_clear()
+    variants._generated_shapes.cache_clear()
 
 
 @pytest.fixture
