@@ -126,6 +126,11 @@ def _has_emoji(nt: NormalizedText, start: int, end: int) -> bool:
     return any(fold_char(ch)[2] == "emoji" for ch in source[ostart:oend])
 
 
+#: Characters after which an emoji fills a noun's place (还是🐖, 你个🐶, 这只蠢🫏, 像头🐷) rather
+#: than decorating the end of a clause (笑死🐶).
+_NOUN_SLOT = frozenset("是个只头条群像当叫这那")
+
+
 def _read_on(nt: NormalizedText, end: int) -> bool:
     """Is folded ``end`` a Han character right after folded ``end - 1`` in the original?"""
     if end >= len(nt.folded) or not is_han(nt.folded[end]):
@@ -273,8 +278,10 @@ class LexiconMatcher:
                 a <= start and end <= b and cat in (None, entry.category) for a, b, cat in allowed
             ):
                 continue
-            if 2 * _emoji_count(nt, start, end) >= end - start and not _read_on(nt, end):
-                continue  # 笑死🐶 and 🐷 end a clause as decoration; 🐶一样, 草泥🐴 say something
+            if 2 * _emoji_count(nt, start, end) >= end - start and not (
+                _read_on(nt, end) or (start > 0 and folded[start - 1] in _NOUN_SLOT)
+            ):
+                continue  # 笑死🐶 and 🐷 end a clause as decoration; 🐶一样, 还是🐖 say something
             if via == GUARDED_VIA:
                 if not (
                     _has_emoji(nt, start, end)

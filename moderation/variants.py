@@ -55,9 +55,10 @@ MIN_SPELLED = 4
 SPELLED_PINYIN = True
 
 #: Homophone keys of two-character terms without ``variants`` carry this via: the matcher keeps
-#: such a hit only when an emoji stands in it (尼🐴 for 尼玛, 🐴的 for 妈的). Without one, two
-#: characters of the same sound are too often a bigram across words (我把/我爸, 被逼/卑鄙, 你没/你妹:
-#: measured on the corpus's clean posts, 18 more flagged, even when jieba knows no such word).
+#: such a hit only when an emoji stands in it (尼🐴 for 尼玛, 🐴的 for 妈的) or a rare character
+#: was put in (老姊 for 老子; see ``moderation.lexicon.GUARDED_CHAR_FREQ``). Otherwise two
+#: characters of the same sound are too often a bigram across words (我把/我爸, 被逼/卑鄙,
+#: 你没/你妹: on the corpus's clean posts, 18 more flagged, even when jieba knows no such word).
 GUARDED_VIA = "homophone?"
 GUARDED_HOMOPHONES = True
 
@@ -237,8 +238,8 @@ def sound_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
 
     >>> ("shabi", "homophone") in sound_keys("傻逼", ["variants"])
     True
-    >>> sound_keys("我爸")  # no 我把: only the spelling, which must stand alone in letters
-    [('woba', 'homophone')]
+    >>> [via for _, via in sound_keys("我爸")]  # 我把 only with an emoji or a rare character
+    ['homophone?', 'homophone']
     """
     opts = set(options)
     if len(term) < 2 or not all(is_han(c) for c in term):
