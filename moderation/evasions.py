@@ -45,7 +45,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from moderation.normalize import is_han, readings
+from moderation.normalize import fold_term, is_han, readings
 
 __all__ = [
     "KINDS",
@@ -313,6 +313,8 @@ class KindResult:
     applicable: int
     caught: int
     missed: tuple[tuple[str, str], ...] = ()
+    by_length: tuple[tuple[int, int, int], ...] = ()
+    """``(term length, posts, still caught)``: by the longest disguised term (3 = three or more)."""
 
     @property
     def share(self) -> float:
@@ -347,6 +349,7 @@ def invariance(
         return screeners[ruleset]
 
     counts = {k: [0, 0] for k in kinds}
+    by_length = {k: {n: [0, 0] for n in (1, 2, 3)} for k in kinds}
     missed: dict[str, list[tuple[str, str]]] = {k: [] for k in kinds}
     for post in posts:
         labels = getattr(post, "labels", ())
@@ -358,24 +361,38 @@ def invariance(
         )
         s = screener(ruleset)
         label_set = set(labels)
-        spans = [
-            (f.start, f.end)
+        found = [
+            f
             for f in s.screen(text)
-            if f.category in label_set and f.via not in ("pattern", "classifier")
+            if f.category in label_set
+            and f.via not in ("pattern", "classifier")
+            and f.end > f.start
         ]
-        spans = [sp for sp in spans if sp[1] > sp[0]]
-        if not spans:
+        if not found:
             continue
+        spans = [(f.start, f.end) for f in found]
+        length = min(3, max(len(fold_term(f.term)) for f in found))
         for kind in kinds:
             disguised = perturb(text, spans, kind, seed)
             if disguised is None:
                 continue
             counts[kind][0] += 1
+            by_length[kind][length][0] += 1
             if any(f.category in label_set for f in s.screen(disguised)):
                 counts[kind][1] += 1
+                by_length[kind][length][1] += 1
             elif len(missed[kind]) < keep_missed:
                 missed[kind].append((text, disguised))
-    return [KindResult(k, counts[k][0], counts[k][1], tuple(missed[k])) for k in kinds]
+    return [
+        KindResult(
+            k,
+            counts[k][0],
+            counts[k][1],
+            tuple(missed[k]),
+            tuple((n, a, c) for n, (a, c) in by_length[k].items()),
+        )
+        for k in kinds
+    ]
 
 
 def clean_flag_rate(posts: Sequence[object], classifier: Any = None) -> tuple[int, int]:
@@ -400,14 +417,15 @@ def clean_flag_rate(posts: Sequence[object], classifier: Any = None) -> tuple[in
 
 
 def format_table(results: Sequence[KindResult]) -> str:
-    """A Markdown table: kind, posts, still caught, share, and whether it meets the target."""
+    """A Markdown table: kind, posts, still caught, share, the target, shares by term length."""
     lines = [
-        "| kind | posts | still caught | share | ≥ 0.85 |",
-        "| --- | ---: | ---: | ---: | --- |",
+        "| kind | posts | still caught | share | ≥ 0.85 | 1-char terms | 2-char | ≥ 3 chars |",
+        "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |",
     ]
     for r in results:
         ok = "—" if r.kind == "swapped" else ("yes" if r.share >= TARGET else "**no**")
-        lines.append(f"| {r.kind} | {r.applicable} | {r.caught} | {r.share:.3f} | {ok} |")
+        parts = " | ".join(f"{c / a:.2f} ({a})" if a else "—" for _, a, c in r.by_length)
+        lines.append(f"| {r.kind} | {r.applicable} | {r.caught} | {r.share:.3f} | {ok} | {parts} |")
     return "\n".join(lines)
 
 
