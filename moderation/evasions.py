@@ -123,10 +123,10 @@ def _emoji_for() -> dict[str, tuple[str, ...]]:
 
 @cache
 def _latin_lookalikes() -> dict[str, tuple[str, ...]]:
-    from moderation.glyphs import confusables
+    from moderation.normalize import _confusables
 
     out: dict[str, list[str]] = {}
-    for src, target in sorted(confusables().items()):
+    for src, target in sorted(_confusables().items()):  # what the matcher folds with
         # evaders type what their keyboard offers: Greek, Cyrillic and IPA letters
         if (src.islower() or not src.isalpha()) and 0x0250 <= ord(src) <= 0x04FF:
             out.setdefault(target, []).append(src)

@@ -131,6 +131,28 @@ def _has_emoji(nt: NormalizedText, start: int, end: int) -> bool:
 _NOUN_SLOT = frozenset("是个只头条群像当叫这那")
 
 
+def _decoration(nt: NormalizedText, start: int, end: int) -> bool:
+    """Is an emoji-made hit the decoration at the end of a clause rather than a word?
+
+    Only hits made at least half of emoji and not read on by a Han character (``🐶一样``) nor
+    standing in a noun's place (``还是🐖``) can be: those made only of emoji (``🐷``), and those
+    whose first character belongs to the word before it (``笑死🐶``: 笑死 is a word, not 死狗).
+    ``傻🖊`` or ``🐦人`` are words.
+    """
+    emoji = _emoji_count(nt, start, end)
+    if 2 * emoji < end - start or _read_on(nt, end):
+        return False
+    folded = nt.folded
+    if start > 0 and folded[start - 1] in _NOUN_SLOT:
+        return False
+    if emoji == end - start:
+        return True
+    from moderation.wordseg import tokenizer
+
+    # a dictionary word or the start of one (jieba keeps 笑死 as a prefix of 笑死人)
+    return start > 0 and folded[start - 1 : start + 1] in tokenizer().FREQ
+
+
 def _read_on(nt: NormalizedText, end: int) -> bool:
     """Is folded ``end`` a Han character right after folded ``end - 1`` in the original?"""
     if end >= len(nt.folded) or not is_han(nt.folded[end]):
@@ -278,9 +300,7 @@ class LexiconMatcher:
                 a <= start and end <= b and cat in (None, entry.category) for a, b, cat in allowed
             ):
                 continue
-            if 2 * _emoji_count(nt, start, end) >= end - start and not (
-                _read_on(nt, end) or (start > 0 and folded[start - 1] in _NOUN_SLOT)
-            ):
+            if _decoration(nt, start, end):
                 continue  # 笑死🐶 and 🐷 end a clause as decoration; 🐶一样, 还是🐖 say something
             if via == GUARDED_VIA:
                 if not (

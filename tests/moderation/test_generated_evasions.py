@@ -87,7 +87,14 @@ def test_confusables_come_from_unicode_data() -> None:
     assert not any(norm.is_han(c) for c in table)  # 〇 stays a numeral
 
 
-EMOJI = [("你个🐶东西", "狗东西"), ("草泥🐴", "草泥马"), ("你这只蠢🫏", "蠢驴")]
+EMOJI = [
+    ("你个🐶东西", "狗东西"),
+    ("草泥🐴", "草泥马"),
+    ("你这只蠢🫏", "蠢驴"),
+    ("这什么🐦人", "鸟人"),
+    ("我真服了这帮蠢🐖，查杀放着不出", "蠢猪"),
+    ("狂吠个什么劲，🐶一样", "狗"),
+]
 
 
 @pytest.mark.parametrize(("text", "term"), EMOJI)
@@ -100,6 +107,8 @@ def test_emoji_standing_for_a_word(switch: pytest.MonkeyPatch, text: str, term: 
 
 def test_emoji_alone_or_faces_are_not_words() -> None:
     assert _hits("🐶🐶") == []  # a decoration, not 狗
+    assert _hits("笑死🐶") == []  # 笑死 is a word: not 死狗
+    assert _hits("🐶保命，随口一说") == []  # 狗头保命, the sarcasm marker
     assert norm.normalize("我哭了😢").folded == "我哭了"  # faces stay noise
 
 
