@@ -161,20 +161,32 @@ def _read_on(nt: NormalizedText, end: int) -> bool:
 
 
 #: A guarded homophone (see :data:`moderation.variants.GUARDED_VIA`) without an emoji counts when
-#: jieba knows no such word and every changed character is rarer than this as a word of its own:
-#: function words (把 108,066, 被, 是, 没 52,407, 吧, 吗, 马 19,918) make cross-word bigrams
-#: (我把, 被逼, 你没, 马的); 姊 (4,076) or 抽 (2,778) in 老姊 or 小抽 are chosen for their sound.
+#: jieba knows no such word, every changed character is rarer than this as a word of its own
+#: (function words such as 把 108,066, 被, 是, 没 52,407, 吧, 吗, 马 19,918 make cross-word bigrams:
+#: 我把, 被逼, 你没, 马的; 姊 4,076 or 抽 2,778 in 老姊 or 小抽 are chosen for their sound), and
+#: neither character joins its outer neighbour into a word (这局赢了 holds 局赢, not 巨婴).
 GUARDED_CHAR_FREQ = 15000
 
 
-def _rare_substitute(span: str, term: str) -> bool:
+def _rare_substitute(folded: str, start: int, end: int, term: str) -> bool:
+    """A two-character homophone that looks chosen, not a bigram across words (see above).
+
+    jieba knows no such word, every substituted character is rarer than
+    :data:`GUARDED_CHAR_FREQ`, and neither character joins its outer neighbour into a dictionary
+    word or the start of one: in 这局赢了 the 局赢 of 巨婴 belongs to 这局 and 赢了.
+    """
     from moderation.wordseg import tokenizer
 
     freq = tokenizer().FREQ
+    span = folded[start:end]
     if freq.get(span, 0):
         return False
     changed = [a for a, b in zip(span, term, strict=False) if a != b]
-    return bool(changed) and all(freq.get(c, 0) < GUARDED_CHAR_FREQ for c in changed)
+    if not changed or any(freq.get(c, 0) >= GUARDED_CHAR_FREQ for c in changed):
+        return False
+    if start > 0 and folded[start - 1 : start + 1] in freq:
+        return False
+    return not (end < len(folded) and folded[end - 1 : end + 1] in freq)
 
 
 def _emoji_count(nt: NormalizedText, start: int, end: int) -> int:
@@ -305,7 +317,7 @@ class LexiconMatcher:
             if via == GUARDED_VIA:
                 if not (
                     _has_emoji(nt, start, end)
-                    or _rare_substitute(folded[start:end], self._folded_terms[idx])
+                    or _rare_substitute(folded, start, end, self._folded_terms[idx])
                 ):
                     continue  # 我把 is not 我爸, 被逼 not 卑鄙; 尼🐴 is 尼玛, 老姊 is 老子
                 via = "homophone"
