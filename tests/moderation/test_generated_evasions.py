@@ -211,3 +211,14 @@ def test_invariance_counts_posts_caught_plain_and_perturbed() -> None:
     results = {r.kind: r for r in invariance(posts, ("pinyin", "swapped"))}
     assert results["pinyin"].applicable == 1 and results["pinyin"].caught == 1
     assert results["swapped"].applicable == 1 and results["swapped"].caught == 0
+
+
+def test_guarded_homophones_of_two_character_terms(switch: pytest.MonkeyPatch) -> None:
+    text = "老姊今天就投你了，有本事你再跳"  # 老子 with a rarer 姊 of the same sound
+    assert ("insult", "老子", "homophone") in _hits(text)
+    assert any(t == "尼玛" for _, t, _ in _hits("尼🐴，这都第三天了"))
+    # bigrams across words are not evasions: 我把/我爸, 被逼/卑鄙, 这局赢了/巨婴
+    for clean in ("我把他投了", "我是被逼的", "如果这局赢了，功劳一半是你的"):
+        assert _hits(clean) == [], clean
+    switch.setattr(variants, "GUARDED_HOMOPHONES", False)
+    assert ("insult", "老子", "homophone") not in _hits(text)
