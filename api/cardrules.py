@@ -64,6 +64,7 @@ CATEGORY_NAMES = {
 }
 VIA_NAMES = {
     "exact": "原词",
+    "emoji": "表情代字",
     "traditional": "繁体",
     "width": "全半角",
     "noise": "夹杂符号",

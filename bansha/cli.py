@@ -3,8 +3,8 @@
 Each subcommand lives next to the code it drives; this module only knows where. Imports are lazy so
 that ``bansha replay`` never pays for loading scikit-learn or Flask.
 
->>> sorted(SUBCOMMANDS)
-['audit', 'db', 'follow', 'import', 'replay', 'screen', 'serve', 'token', 'train', 'verify']
+>>> print(" ".join(sorted(SUBCOMMANDS)))
+audit db follow import replay screen screen-invariance serve token train verify
 """
 
 from __future__ import annotations
@@ -18,6 +18,11 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "replay": ("game_rules.cli", "replay_main", "replay a YAML game script, print announcements"),
     "verify": ("game_rules.cli", "verify_main", "recompute a finished game's deal and picks"),
     "screen": ("moderation.cli", "screen_main", "screen posts for rule violations"),
+    "screen-invariance": (
+        "moderation.evasions",
+        "main",
+        "share of violations still caught when disguised, per evasion kind",
+    ),
     "train": ("bansha.train", "train_main", "train the post classifier and write its report"),
     "serve": ("api.cli", "serve_main", "run the referee web service"),
     "db": ("api.cli", "db_main", "manage the database: upgrade, backup, restore"),
@@ -30,7 +35,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
 
 def _usage() -> str:
     lines = ["usage: bansha SUBCOMMAND [ARGS...]", "", "subcommands:"]
-    lines += [f"  {name:<8} {help_}" for name, (_, _, help_) in SUBCOMMANDS.items()]
+    lines += [f"  {name:<17} {help_}" for name, (_, _, help_) in SUBCOMMANDS.items()]
     lines.append("")
     lines.append("Run 'bansha SUBCOMMAND --help' for a subcommand's options.")
     return "\n".join(lines)

@@ -75,7 +75,10 @@ TERM_OPTIONS = frozenset(
     }
 )
 
-TERM_FILES: tuple[str, ...] = tuple(f"terms/{c}.tsv" for c in CATEGORIES)
+#: Per-category term files, then files whose rows may be of any category: English and
+#: mixed-script terms, dialect forms (their category column says which).
+MIXED_TERM_FILES: tuple[str, ...] = ("terms/english.tsv", "terms/dialect.tsv")
+TERM_FILES: tuple[str, ...] = tuple(f"terms/{c}.tsv" for c in CATEGORIES) + MIXED_TERM_FILES
 
 _VIEWS = frozenset({"folded", "clean", "original"})
 

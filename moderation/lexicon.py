@@ -49,7 +49,7 @@ from moderation.normalize import (
     is_han,
     normalize,
 )
-from moderation.variants import sound_keys, text_keys
+from moderation.variants import GUARDED_VIA, sound_keys, text_keys
 
 __all__ = [
     "VIA_CONFIDENCE",
@@ -67,6 +67,7 @@ VIA_CONFIDENCE: dict[str, float] = {
     "exact": 0.95,
     "traditional": 0.93,
     "width": 0.93,
+    "emoji": 0.9,
     "noise": 0.9,
     "repeat": 0.9,
     "split": 0.85,
@@ -118,12 +119,91 @@ def _alnum_edge(ch: str, side: int) -> bool:
     return bool(folded) and _is_alnum_ascii(folded[side])
 
 
+def _has_emoji(nt: NormalizedText, start: int, end: int) -> bool:
+    """Did some folded character of ``start..end`` come from an emoji?"""
+    source = nt.masked or nt.original
+    ostart, oend = nt.span(start, end)
+    return any(fold_char(ch)[2] == "emoji" for ch in source[ostart:oend])
+
+
+#: Characters after which an emoji fills a noun's place (还是🐖, 你个🐶, 这只蠢🫏, 像头🐷) rather
+#: than decorating the end of a clause (笑死🐶).
+_NOUN_SLOT = frozenset("是个只头条群像当叫这那")
+
+
+def _decoration(nt: NormalizedText, start: int, end: int) -> bool:
+    """Is an emoji-made hit the decoration at the end of a clause rather than a word?
+
+    Only hits made at least half of emoji and not read on by a Han character (``🐶一样``) nor
+    standing in a noun's place (``还是🐖``) can be: those made only of emoji (``🐷``), and those
+    whose first character belongs to the word before it (``笑死🐶``: 笑死 is a word, not 死狗).
+    ``傻🖊`` or ``🐦人`` are words.
+    """
+    emoji = _emoji_count(nt, start, end)
+    if 2 * emoji < end - start or _read_on(nt, end):
+        return False
+    folded = nt.folded
+    if start > 0 and folded[start - 1] in _NOUN_SLOT:
+        return False
+    if emoji == end - start:
+        return True
+    from moderation.wordseg import tokenizer
+
+    # a dictionary word or the start of one (jieba keeps 笑死 as a prefix of 笑死人)
+    return start > 0 and folded[start - 1 : start + 1] in tokenizer().FREQ
+
+
+def _read_on(nt: NormalizedText, end: int) -> bool:
+    """Is folded ``end`` a Han character right after folded ``end - 1`` in the original?"""
+    if end >= len(nt.folded) or not is_han(nt.folded[end]):
+        return False
+    return nt.offsets[end] == nt.ends[end - 1]
+
+
+#: A guarded homophone (see :data:`moderation.variants.GUARDED_VIA`) without an emoji counts when
+#: jieba knows no such word, every changed character is rarer than this as a word of its own
+#: (function words such as 把 108,066, 被, 是, 没 52,407, 吧, 吗, 马 19,918 make cross-word bigrams:
+#: 我把, 被逼, 你没, 马的; 姊 4,076 or 抽 2,778 in 老姊 or 小抽 are chosen for their sound), and
+#: neither character joins its outer neighbour into a word (这局赢了 holds 局赢, not 巨婴).
+GUARDED_CHAR_FREQ = 15000
+
+
+def _rare_substitute(folded: str, start: int, end: int, term: str) -> bool:
+    """A two-character homophone that looks chosen, not a bigram across words (see above).
+
+    jieba knows no such word, every substituted character is rarer than
+    :data:`GUARDED_CHAR_FREQ`, and neither character joins its outer neighbour into a dictionary
+    word or the start of one: in 这局赢了 the 局赢 of 巨婴 belongs to 这局 and 赢了.
+    """
+    from moderation.wordseg import tokenizer
+
+    freq = tokenizer().FREQ
+    span = folded[start:end]
+    if freq.get(span, 0):
+        return False
+    changed = [a for a, b in zip(span, term, strict=False) if a != b]
+    if not changed or any(freq.get(c, 0) >= GUARDED_CHAR_FREQ for c in changed):
+        return False
+    if start > 0 and folded[start - 1 : start + 1] in freq:
+        return False
+    return not (end < len(folded) and folded[end - 1 : end + 1] in freq)
+
+
+def _emoji_count(nt: NormalizedText, start: int, end: int) -> int:
+    """How many folded characters of ``start..end`` came from an emoji."""
+    source = nt.masked or nt.original
+    return sum(
+        any(fold_char(ch)[2] == "emoji" for ch in source[nt.offsets[i] : nt.ends[i]])
+        for i in range(start, end)
+    )
+
+
 def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
     """How a hit on folded ``start..end`` was disguised, read off the original characters.
 
     Key-level kinds (split, shape, homophone, initials) win; otherwise the most telling change
-    among the original characters: traditional, width, repeat (a collapsed run inside the span),
-    noise (something removed between the characters), else exact.
+    among the original characters: emoji (🐶 for 狗), traditional, width, repeat (a collapsed
+    run inside the span), noise (something removed between the characters), else exact.
 
     >>> nt = normalize("傻 傻 逼")
     >>> span_via(nt, 0, 2, "exact")
@@ -142,6 +222,8 @@ def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
         kinds.add(kind)
         if folded:
             kept += 1
+    if "emoji" in kinds:
+        return "emoji"
     if "traditional" in kinds:
         return "traditional"
     if "width" in kinds:
@@ -230,6 +312,15 @@ class LexiconMatcher:
                 a <= start and end <= b and cat in (None, entry.category) for a, b, cat in allowed
             ):
                 continue
+            if _decoration(nt, start, end):
+                continue  # 笑死🐶 and 🐷 end a clause as decoration; 🐶一样, 还是🐖 say something
+            if via == GUARDED_VIA:
+                if not (
+                    _has_emoji(nt, start, end)
+                    or _rare_substitute(folded, start, end, self._folded_terms[idx])
+                ):
+                    continue  # 我把 is not 我爸, 被逼 not 卑鄙; 尼🐴 is 尼玛, 老姊 is 老子
+                via = "homophone"
             sounded = via in ("homophone", "initials")
             has_han = has_han_span(folded, start, end)
             if sounded and not has_han and _punctuated(nt, start, end):
@@ -394,7 +485,7 @@ def lexicon_hits(candidates: Iterable[Candidate]) -> tuple[tuple[str, str], ...]
     """``(category, via)`` of the candidates in classifier categories (the ``l:`` features).
 
     >>> lexicon_hits(default_matcher().candidates(normalize("你是煞笔")))
-    (('insult', 'exact'),)
+    (('insult', 'homophone'),)
     """
     return tuple((c.category, c.via) for c in candidates if c.category in CATEGORIES)
 
@@ -415,7 +506,7 @@ def category_hits(text: str) -> list[tuple[str, str]]:
     Used by :mod:`moderation.features` for lexicon features; ruleset-independent.
 
     >>> category_hits("你是煞笔")
-    [('insult', 'exact')]
+    [('insult', 'homophone')]
     """
     with _RECENT_LOCK:
         cached = _RECENT_HITS.get(text)

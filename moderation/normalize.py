@@ -10,8 +10,9 @@ Views (all derived from one per-character fold, see ``docs/moderation.md``):
 
 ``folded``
     NFKC (width, compatibility digits such as ``①`` and ``𝟔``), lower case, traditional to
-    simplified (OpenCC ``t2s``), other digit/letter styles (``❶``, ``🅰``, Cyrillic look-alikes),
-    noise removed (spaces, punctuation, zero-width and control characters, emoji and other
+    simplified (OpenCC ``t2s``), other digit/letter styles (``❶``, ``🅰``, Unicode's confusables
+    such as Cyrillic ``ѕ``), emoji that stand for a character (``🐶`` 狗, from CLDR names), noise
+    removed (spaces, punctuation, zero-width and control characters, emoji and other
     symbols, BBCode tags), runs of one repeated Han character (or of three or more letters)
     collapsed to one, except doubled kinship words such as ``妈妈``.
     Wildcard symbols (``*``, ``×``, ``○``, ``□``...) survive as ``*``: ``傻*`` is an evasion.
@@ -88,9 +89,18 @@ def is_han(ch: str) -> bool:
     )
 
 
+#: Switches for the generated tables (tests turn them off to show what each adds).
+GENERATED_CONFUSABLES = True
+GENERATED_EMOJI = True
+
+
 def _load_confusables() -> dict[str, str]:
-    """Project-written look-alike letters (Cyrillic/Greek) that NFKC leaves alone."""
+    """Look-alike letters NFKC leaves alone: Unicode's confusables, then the hand rows."""
     table: dict[str, str] = {}
+    if GENERATED_CONFUSABLES:
+        from moderation.glyphs import confusables
+
+        table.update(confusables())
     text = resources.files("lexicons").joinpath("confusables.tsv").read_text(encoding="utf-8")
     for line in text.splitlines():
         line = line.strip()
@@ -105,6 +115,16 @@ def _load_confusables() -> dict[str, str]:
 @cache
 def _confusables() -> dict[str, str]:
     return _load_confusables()
+
+
+@cache
+def _emoji() -> dict[str, str]:
+    """Emoji that stand for a Han character (🐶 狗, 🐴 马), from CLDR Chinese names."""
+    if not GENERATED_EMOJI:
+        return {}
+    from moderation.glyphs import emoji_chars
+
+    return emoji_chars()
 
 
 @cache
@@ -177,8 +197,9 @@ def fold_char(ch: str) -> tuple[str, str, str]:
 
     Returns ``(folded, clean, kind)``: its contribution to the ``folded`` view ("" when it is
     noise), its contribution to the ``clean`` view, and what changed it: ``""`` (nothing, or
-    only case), ``"width"`` (NFKC, full-width, digit/letter styles), ``"traditional"`` or
-    ``"noise"``.
+    only case), ``"width"`` (NFKC, full-width, digit/letter styles, look-alike letters),
+    ``"emoji"`` (an emoji standing for the character its Chinese name is: 🐶 狗),
+    ``"traditional"`` or ``"noise"``.
 
     >>> fold_char("Ｂ"), fold_char("說"), fold_char("！")
     (('b', 'b', 'width'), ('说', '说', 'traditional'), ('', '!', 'noise'))
@@ -192,6 +213,9 @@ def fold_char(ch: str) -> tuple[str, str, str]:
     conf = _confusables().get(ch)
     if conf is not None:
         return conf, conf, "width"
+    pictured = _emoji().get(ch)
+    if pictured is not None:
+        return pictured, pictured, "emoji"
     nfkc = unicodedata.normalize("NFKC", ch)
     kind = "width" if nfkc != ch else ""
     if nfkc == ch and not ch.isascii() and not is_han(ch):

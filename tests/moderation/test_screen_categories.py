@@ -67,8 +67,9 @@ EVASION_CASES = [
     ("傻b", "傻逼", "initials"),
     ("nmsl", "你妈死了", "initials"),
     ("你是 s b 吧", "傻逼", "initials"),
-    ("你吗死了", "你妈死了", "shape"),
-    ("你是个儍逼", "傻逼", "shape"),
+    ("你吗死了", "你妈死了", "homophone"),  # 吗 reads ma: a homophone, not only a look-alike
+    ("你是个傻偪", "傻逼", "shape"),  # 偪: a generated look-alike (shares 畐 with 逼)
+    ("你是个儍逼", "傻逼", "homophone"),
     ("你是傻*", "傻逼", "shape"),
     ("弓虽女干", "强奸", "split"),
     ("拿人木各担保", "人格担保", "split"),
