@@ -31,6 +31,7 @@ GAME_SENSES = [
     ("我这局练出马甲线了哈哈", "vest"),
     ("你骂的对，他就是狼", "insult"),  # 骂的 (scolded) sounds like 妈的
     ("他骂得很凶但是一个脏字都没有", "insult"),
+    ("他骂我好几次了，我都没回嘴", "insult"),  # 他骂 + whom: the verb, not 他妈
 ]
 AIMED = [
     ("你就是个白痴，这都看不出来", "insult"),
