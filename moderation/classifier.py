@@ -50,6 +50,7 @@ from moderation.features import (
     syllable_units,
     token_places,
 )
+from moderation.implementation import reference
 from moderation.normalize import NormalizedText, normalize
 
 MODEL_FORMAT = "bansha-post-classifier"
@@ -250,6 +251,7 @@ class PostClassifier:
         categories: Sequence[str],
         normalized: NormalizedText | None,
         hit_spans: Iterable[HitSpan] | None,
+        limit: int | None = None,
     ) -> tuple[
         dict[str, list[tuple[str, float]]],
         NormalizedText,
@@ -257,7 +259,11 @@ class PostClassifier:
         list[tuple[str, int, int]],
     ]:
         """Contributions for several categories from one reading of the post (its columns
-        through the prediction path's automata; its syllables and lexicon hits found once)."""
+        through the prediction path's automata; its syllables and lexicon hits found once).
+
+        ``limit``: only the ``limit`` strongest positive contributions of each category, in the
+        same order as the head of the full list (what evidence needs: naming every token of a
+        long post as a string cost more than the rest of screening it)."""
         nt = normalized if normalized is not None else normalize(text)
         units = syllable_units(nt.folded)
         spans = None
@@ -279,7 +285,11 @@ class PostClassifier:
         vocabulary = self.space.vocabulary
         for category in categories:
             weights = self.coef[self.categories.index(category), unique] * values
-            order = np.argsort(-weights, kind="stable")
+            if limit is None:
+                order = np.argsort(-weights, kind="stable")
+            else:  # the positive ones in column order, then the same stable sort: same head
+                positive = np.flatnonzero(weights > 0.0)
+                order = positive[np.argsort(-weights[positive], kind="stable")][:limit]
             out[category] = [(vocabulary[int(unique[k])], float(weights[k])) for k in order]
         return out, nt, spans, units
 
@@ -323,7 +333,9 @@ class PostClassifier:
         limit: int = EVIDENCE_FEATURES,
     ) -> dict[str, tuple[Evidence, ...]]:
         """:meth:`explain` for several categories of one post, reading the post once."""
-        ranked, nt, spans, units = self._contributions(text, categories, normalized, hit_spans)
+        ranked, nt, spans, units = self._contributions(
+            text, categories, normalized, hit_spans, None if reference() else limit
+        )
         top = {c: [(t, w) for t, w in ranked[c][:limit] if w > 0.0] for c in categories}
         places = token_places(
             {t for pairs in top.values() for t, _ in pairs},

@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 import numpy as np
 from scipy import sparse
 
+from moderation.implementation import reference
 from moderation.normalize import NormalizedText, normalize
 
 # Bump whenever the token stream changes: a model trained on other tokens would silently mis-score.
@@ -243,11 +244,20 @@ def han_pinyin(run: str) -> list[str]:
 
     The run is cut into phrases exactly as pypinyin cuts it (its phrase dictionary, strict forward
     maximum matching); each phrase or single character is then converted by ``lazy_pinyin``
-    itself, once per process, so the readings are pypinyin's own, phrase context included.
+    itself, once per process, so the readings are pypinyin's own, phrase context included. Runs
+    repeat (金水, 查杀, 预言家), so each distinct run is read once (a bounded memo). On the
+    reference path (:mod:`moderation.implementation`) this is ``lazy_pinyin(run)`` itself.
 
     >>> han_pinyin("银行行长"), han_pinyin("沙比")
     (['yin', 'hang', 'hang', 'zhang'], ['sha', 'bi'])
     """
+    if reference():
+        return _lazy_pinyin(run)
+    return list(_run_pinyin[run])
+
+
+def _han_pinyin(run: str) -> tuple[str, ...]:
+    """:func:`han_pinyin` of one run, computed (the memo's fill)."""
     chunks, prefixes, phrases = _pypinyin_tables()
     out: list[str] = []
     pos = 0
@@ -259,7 +269,11 @@ def han_pinyin(run: str) -> list[str]:
         pos = m.end()
     if pos < len(run):
         out.extend(_lazy_pinyin(run[pos:]))
-    return out
+    return tuple(out)
+
+
+# the pinyin of each distinct Han run seen (a run is at most a post long; 65,536 runs at most)
+_run_pinyin = _Memo(_han_pinyin)
 
 
 def _lazy_pinyin(text: str) -> list[str]:

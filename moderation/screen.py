@@ -37,6 +37,7 @@ from lexicons.loader import (
     load_articles,
     read_text,
 )
+from moderation.implementation import reference
 from moderation.lexicon import Candidate, default_matcher, lexicon_hits, remember_hits
 from moderation.normalize import NormalizedText, normalize
 from moderation.patterns import default_patterns
@@ -44,6 +45,7 @@ from moderation.rules import font_candidates, water_candidate
 
 if TYPE_CHECKING:
     from moderation.classifier import Evidence
+    from moderation.features import HitSpan
 
 __all__ = [
     "ALL_CATEGORIES",
@@ -327,12 +329,12 @@ class Screener:
         if self.classifier is not None and texts:
             probs = self._predict(texts, normalized, hits)
             if probs is not None:
-                for nt, (found, _, quoted), p in zip(normalized, rules, probs, strict=True):
-                    self._add_classifier_findings(nt, found, p, quoted)
+                for nt, (found, _, quoted, spans), p in zip(normalized, rules, probs, strict=True):
+                    self._add_classifier_findings(nt, found, p, quoted, spans)
         if self.min_confidence > 0:
             low = self.min_confidence
-            return [ScreenResult([f for f in r if f.confidence >= low], w) for r, w, _ in rules]
-        return [ScreenResult(found, water) for found, water, _ in rules]
+            return [ScreenResult([f for f in r if f.confidence >= low], w) for r, w, _, _ in rules]
+        return [ScreenResult(found, water) for found, water, _, _ in rules]
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -341,11 +343,11 @@ class Screener:
         _check_post(text, None)
         nt = normalize(text)
         hits: list[tuple[tuple[str, str], ...]] | None = [] if self._prepared is not None else None
-        found, water, quoted = self._rule_findings(nt, hits)
+        found, water, quoted, spans = self._rule_findings(nt, hits)
         if self.classifier is not None:
             probs = self._predict([text], [nt], hits)
             if probs is not None:
-                self._add_classifier_findings(nt, found, probs[0], quoted)
+                self._add_classifier_findings(nt, found, probs[0], quoted, spans)
         if self.min_confidence > 0:
             found = [f for f in found if f.confidence >= self.min_confidence]
         return found, water
@@ -357,8 +359,12 @@ class Screener:
 
     def _rule_findings(
         self, nt: NormalizedText, hits: list[tuple[tuple[str, str], ...]] | None
-    ) -> tuple[list[Finding], bool, frozenset[str]]:
-        """A post's rule findings, water flag and quoted categories (see below).
+    ) -> tuple[list[Finding], bool, frozenset[str], list[HitSpan]]:
+        """A post's rule findings, water flag, quoted categories (see below) and hit spans.
+
+        The hit spans are the lexicon and pattern hits in classifier categories with their
+        places (what :func:`moderation.features.lexicon_hit_spans` would compute again), for
+        the classifier's evidence.
 
         Its lexicon hits go to ``hits`` (or the memo). A hit under a key this ruleset has no
         clause for (``cite: null``: another player's oath or outburst given as a reason) quotes
@@ -372,13 +378,14 @@ class Screener:
             hits.append(lexicon_hits(cands))  # the classifier's lexicon features reuse them
         elif self.classifier is not None:
             remember_hits(nt.original, cands)  # a plain predict(texts) finds them there
+        spans = [(c.category, c.via, c.start, c.end) for c in cands if c.category in CATEGORIES]
         original = nt.original
         cands += font_candidates(original)
         water = water_candidate(nt)
         if water is not None:
             cands.append(water)
         elif not cands:
-            return [], False, _NOTHING_QUOTED  # most posts: no candidate at all
+            return [], False, _NOTHING_QUOTED, spans  # most posts: no candidate at all
         findings: list[Finding] = []
         quoting: list[Candidate] = []
         for c in cands:
@@ -390,7 +397,7 @@ class Screener:
         if quoting:
             findings = [f for f in findings if not _inside(f, quoting)]
             quoted = frozenset(q.category for q in quoting)
-        return _merge(findings, original), water is not None, quoted
+        return _merge(findings, original), water is not None, quoted, spans
 
     def _finding(self, original: str, c: Candidate) -> Finding | None:
         cited = self._cite(c.category, c.article)
@@ -447,12 +454,14 @@ class Screener:
             return None
 
     def _evidence(
-        self, nt: NormalizedText, categories: Sequence[str]
+        self, nt: NormalizedText, categories: Sequence[str], spans: Sequence[HitSpan]
     ) -> Mapping[str, tuple[Evidence, ...]]:
         """The classifier's evidence for each flagged category (none if it cannot explain)."""
         many = getattr(self.classifier, "explain_many", None)
         if many is not None:
-            found: Mapping[str, tuple[Evidence, ...]] = many(nt.original, categories, normalized=nt)
+            found: Mapping[str, tuple[Evidence, ...]] = many(
+                nt.original, categories, normalized=nt, hit_spans=None if reference() else spans
+            )
             return found
         explain = getattr(self.classifier, "explain", None)
         if explain is None:
@@ -465,6 +474,7 @@ class Screener:
         found: list[Finding],
         probs: Mapping[str, float],
         quoted: frozenset[str],
+        spans: Sequence[HitSpan] = (),
     ) -> None:
         """Add the classifier's findings of one post to ``found``, keeping it in text order."""
         assert self.classifier is not None
@@ -485,7 +495,7 @@ class Screener:
             flagged.append((category, p, cat, same))
         if not flagged:
             return
-        evidence_of = self._evidence(nt, [c for c, _, _, _ in flagged])
+        evidence_of = self._evidence(nt, [c for c, _, _, _ in flagged], spans)
         for category, p, cat, same in flagged:
             evidence = evidence_of.get(category, ())
             if same:
