@@ -56,6 +56,13 @@ def on_starting(server: Any) -> None:
         sys.exit(1)
 
 
+def when_ready(server: Any) -> None:
+    """In the master, before any worker forks: build every screening table and warm the model."""
+    from api.screening import warm
+
+    warm()
+
+
 def post_fork(server: Any, worker: Any) -> None:
     """A worker must never reuse the connections the preloaded app pooled in the master."""
     app = worker.app.wsgi()
