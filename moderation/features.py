@@ -185,9 +185,37 @@ class _Memo(dict[_K, _V]):
 
 
 def _pinyin_of_segment(segment: str) -> tuple[str, ...]:
-    from pypinyin import lazy_pinyin
+    """``lazy_pinyin(segment)`` for one phrase-dictionary word or one character.
 
-    return tuple(lazy_pinyin(segment))
+    Read straight from pypinyin's data, as its converter reads it (the phrase's first readings,
+    else the character's first reading), each toned reading converted once per process by
+    pypinyin's own NORMAL style (:data:`_toneless`): ``lazy_pinyin`` spends most of a new
+    segment's time on its per-call machinery, and a stream of unique posts brings new segments
+    all the time. Anything else goes to ``lazy_pinyin`` itself.
+    """
+    from pypinyin.constants import PHRASES_DICT, PINYIN_DICT
+
+    phrase = PHRASES_DICT.get(segment)
+    if phrase is not None and len(phrase) == len(segment):
+        return tuple(_toneless[readings[0]] for readings in phrase)
+    if len(segment) == 1:
+        raw = PINYIN_DICT.get(ord(segment))
+        if raw is not None:
+            return (_toneless[raw.split(",", 1)[0]],)
+    return tuple(_lazy_pinyin(segment))
+
+
+def _normal_style(toned: str) -> str:
+    """pypinyin's NORMAL style (what ``lazy_pinyin`` returns) of one toned reading."""
+    from pypinyin import Style
+    from pypinyin.style import convert
+
+    converted: str = convert(toned, Style.NORMAL, True, default=toned)
+    return converted
+
+
+# toned reading -> toneless (about 1,500 distinct readings in pypinyin's data: bounded)
+_toneless = _Memo(_normal_style)
 
 
 # ``lazy_pinyin`` of one phrase-dictionary word or one character (a bounded set: cached)
