@@ -88,7 +88,8 @@ def serve_main(argv: Sequence[str]) -> int:
     from api.screening import warm
 
     print("bansha serve: loading the lexicons and the model ...", file=sys.stderr, flush=True)
-    warm()  # before the fork: the workers share the tables and answer their first post at once
+    # before the fork: the workers share the tables and answer their first post at once
+    warm(use_classifier=bool(app.config.get("USE_CLASSIFIER", True)))
     _Gunicorn(
         app,
         {

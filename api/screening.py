@@ -119,20 +119,20 @@ _WARM_POSTS = (
 )
 
 
-def warm(rulesets: Sequence[str] = ("m08", "m72", "wa004")) -> None:
+def warm(rulesets: Sequence[str] = ("m08", "m72", "wa004"), use_classifier: bool = True) -> None:
     """Load the lexicons and the model and screen a few posts under each ruleset, then freeze.
 
     Called in a preforking master (``bansha serve``, ``deploy/gunicorn.conf.py``) before the
     workers fork: every table is then built once and shared copy-on-write, and a new worker's
     first post costs what any later post does. ``gc.freeze`` moves everything built so far out
     of the collector's sight, so a collection in a worker does not write to (and so copy) the
-    shared pages.
+    shared pages. ``use_classifier``: as the app is configured (``BANSHA_CLASSIFIER``).
     """
     import gc
 
     for ruleset in rulesets:
-        screen_posts(ruleset, list(_WARM_POSTS))
+        screen_posts(ruleset, list(_WARM_POSTS), use_classifier)
         for post in _WARM_POSTS:
-            screen_posts(ruleset, [post])
+            screen_posts(ruleset, [post], use_classifier)
     gc.collect()
     gc.freeze()
