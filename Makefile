@@ -19,6 +19,7 @@ $(BIN)/python:
 GAME_SOURCES := $(shell find game_rules -name '*.py' 2>/dev/null)
 
 $(VENV)/.installed: pyproject.toml setup.py $(GAME_SOURCES) | $(BIN)/python
+	@echo "make: installing the dependencies and compiling the game core with mypyc (a few minutes on a fresh clone) ..."
 	$(BIN)/pip install --quiet -e .
 	touch $@
 
@@ -33,6 +34,7 @@ venv-dev: $(VENV)/.installed-dev
 MODEL_INPUTS := $(wildcard corpus/*.jsonl) $(shell find lexicons -type f \( -name '*.tsv' -o -name '*.txt' -o -name '*.yaml' \) 2>/dev/null) $(wildcard moderation/*.py)
 
 $(MODEL): $(VENV)/.installed $(MODEL_INPUTS)
+	@echo "make: training the screening model from corpus/ (progress below) ..."
 	$(BIN)/bansha train --out $(MODEL)
 
 model: $(MODEL)

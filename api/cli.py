@@ -85,6 +85,11 @@ def serve_main(argv: Sequence[str]) -> int:
     if args.dev or args.debug:
         app.run(host=args.host, port=args.port, debug=args.debug, threaded=True, use_reloader=False)
         return 0
+    from api.screening import warm
+
+    print("bansha serve: loading the lexicons and the model ...", file=sys.stderr, flush=True)
+    # before the fork: the workers share the tables and answer their first post at once
+    warm(use_classifier=bool(app.config.get("USE_CLASSIFIER", True)))
     _Gunicorn(
         app,
         {

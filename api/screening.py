@@ -23,6 +23,7 @@ __all__ = [
     "finding_to_dict",
     "has_evidence",
     "screen_posts",
+    "warm",
 ]
 
 #: categories that are not violations in themselves
@@ -107,3 +108,31 @@ def screen_posts(ruleset: str, texts: Sequence[str], use_classifier: bool = True
     # Each post is normalised once: the screener reports the water flag from the same views.
     results = screener(ruleset, use_classifier).screen_posts(list(texts))
     return [Screened([finding_to_dict(f) for f in r.findings], r.water) for r in results]
+
+
+# Posts that take every step once: normalisation views, lexicon and pattern automata, word
+# boundaries (a short term), homophones (pinyin), the model's columns and its evidence.
+_WARM_POSTS = (
+    "3号你个沙比，操作失误也能悍跳预言家？",
+    "我拿人格担保我是好人，5号金水",
+    "顶！！！",
+)
+
+
+def warm(rulesets: Sequence[str] = ("m08", "m72", "wa004"), use_classifier: bool = True) -> None:
+    """Load the lexicons and the model and screen a few posts under each ruleset, then freeze.
+
+    Called in a preforking master (``bansha serve``, ``deploy/gunicorn.conf.py``) before the
+    workers fork: every table is then built once and shared copy-on-write, and a new worker's
+    first post costs what any later post does. ``gc.freeze`` moves everything built so far out
+    of the collector's sight, so a collection in a worker does not write to (and so copy) the
+    shared pages. ``use_classifier``: as the app is configured (``BANSHA_CLASSIFIER``).
+    """
+    import gc
+
+    for ruleset in rulesets:
+        screen_posts(ruleset, list(_WARM_POSTS), use_classifier)
+        for post in _WARM_POSTS:
+            screen_posts(ruleset, [post], use_classifier)
+    gc.collect()
+    gc.freeze()

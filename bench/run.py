@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import importlib
+import json
 import math
 import os
 import platform
@@ -97,6 +98,11 @@ def render(info: dict[str, str], sections: list[tuple[str, list[dict[str, Any]],
                 f"{float(r['reference_value']):,.2f} | "
                 f"{'—' if math.isnan(shown) else f'{shown:.2f}'} | {r.get('note', '')} |"
             )
+    made = ROOT / "bench" / "make_run.json"
+    if made.exists():  # measured apart (it needs a fresh clone and a new venv): see that file
+        data = json.loads(made.read_text(encoding="utf-8"))
+        out += ["", "## make run from a fresh clone (measured apart, bench/make_run.json)", ""]
+        out += [f"- {k.replace('_', ' ')}: {v}" for k, v in data.items()]
     return "\n".join(out) + "\n"
 
 

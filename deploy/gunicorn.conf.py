@@ -56,6 +56,14 @@ def on_starting(server: Any) -> None:
         sys.exit(1)
 
 
+def when_ready(server: Any) -> None:
+    """In the master, before any worker forks: build every screening table and warm the model."""
+    from api.screening import warm
+
+    app = server.app.wsgi()  # preloaded: the app the workers will fork with
+    warm(use_classifier=bool(app.config.get("USE_CLASSIFIER", True)))
+
+
 def post_fork(server: Any, worker: Any) -> None:
     """A worker must never reuse the connections the preloaded app pooled in the master."""
     app = worker.app.wsgi()

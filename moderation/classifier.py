@@ -50,6 +50,7 @@ from moderation.features import (
     syllable_units,
     token_places,
 )
+from moderation.implementation import reference
 from moderation.normalize import NormalizedText, normalize
 
 MODEL_FORMAT = "bansha-post-classifier"
@@ -250,6 +251,7 @@ class PostClassifier:
         categories: Sequence[str],
         normalized: NormalizedText | None,
         hit_spans: Iterable[HitSpan] | None,
+        limit: int | None = None,
     ) -> tuple[
         dict[str, list[tuple[str, float]]],
         NormalizedText,
@@ -257,7 +259,11 @@ class PostClassifier:
         list[tuple[str, int, int]],
     ]:
         """Contributions for several categories from one reading of the post (its columns
-        through the prediction path's automata; its syllables and lexicon hits found once)."""
+        through the prediction path's automata; its syllables and lexicon hits found once).
+
+        ``limit``: only the ``limit`` strongest positive contributions of each category, in the
+        same order as the head of the full list (what evidence needs: naming every token of a
+        long post as a string cost more than the rest of screening it)."""
         nt = normalized if normalized is not None else normalize(text)
         units = syllable_units(nt.folded)
         spans = None
@@ -265,13 +271,21 @@ class PostClassifier:
             found = hit_spans if hit_spans is not None else lexicon_hit_spans(nt)
             spans = list(found) if found is not None else None
         hits = [(c, v) for c, v, _, _ in spans] if spans is not None else None
-        columns = self._scorer.mapper.columns(
-            text, nt, hits if hits is not None else (), [u[0] for u in units]
-        )
         out: dict[str, list[tuple[str, float]]] = {c: [] for c in categories}
-        if not columns:
-            return out, nt, spans, units
-        unique, counts = np.unique(np.array(columns, dtype=np.intp), return_counts=True)
+        fast = self.space.binary and not reference()
+        known = self._scorer.known_columns(text, nt, hits or ()) if fast else None
+        if known is not None:  # the columns prediction just found for this very post and hits
+            if not known:
+                return out, nt, spans, units
+            unique = np.array(sorted(known), dtype=np.intp)
+            counts = np.ones(len(unique), dtype=np.intp)
+        else:
+            columns = self._scorer.mapper.columns(
+                text, nt, hits if hits is not None else (), [u[0] for u in units]
+            )
+            if not columns:
+                return out, nt, spans, units
+            unique, counts = np.unique(np.array(columns, dtype=np.intp), return_counts=True)
         values = self.space.idf[unique].copy()
         if not self.space.binary:
             values *= 1.0 + np.log(counts)
@@ -279,7 +293,11 @@ class PostClassifier:
         vocabulary = self.space.vocabulary
         for category in categories:
             weights = self.coef[self.categories.index(category), unique] * values
-            order = np.argsort(-weights, kind="stable")
+            if limit is None:
+                order = np.argsort(-weights, kind="stable")
+            else:  # the positive ones in column order, then the same stable sort: same head
+                positive = np.flatnonzero(weights > 0.0)
+                order = positive[np.argsort(-weights[positive], kind="stable")][:limit]
             out[category] = [(vocabulary[int(unique[k])], float(weights[k])) for k in order]
         return out, nt, spans, units
 
@@ -323,7 +341,9 @@ class PostClassifier:
         limit: int = EVIDENCE_FEATURES,
     ) -> dict[str, tuple[Evidence, ...]]:
         """:meth:`explain` for several categories of one post, reading the post once."""
-        ranked, nt, spans, units = self._contributions(text, categories, normalized, hit_spans)
+        ranked, nt, spans, units = self._contributions(
+            text, categories, normalized, hit_spans, None if reference() else limit
+        )
         top = {c: [(t, w) for t, w in ranked[c][:limit] if w > 0.0] for c in categories}
         places = token_places(
             {t for pairs in top.values() for t, _ in pairs},
@@ -478,6 +498,10 @@ class PostClassifier:
 # Fast scoring
 
 
+# posts whose column sets prediction keeps for their evidence (a batch is at most 500 posts)
+_RECENT_POSTS = 1024
+
+
 class _LinearScorer:
     """Prediction without token strings or per-call matrix copies.
 
@@ -503,6 +527,35 @@ class _LinearScorer:
         self.weights = np.ascontiguousarray(extended[:, :n_categories])  # for sparse @ dense
         self.intercept = np.ascontiguousarray(model.intercept, dtype=np.float64)
         self.intercepts: list[float] = self.intercept.tolist()
+        # the column sets of the posts predicted last, for their evidence (see known_columns)
+        self._recent: dict[int, tuple[NormalizedText, str, tuple[tuple[str, str], ...], set[int]]]
+        self._recent = {}
+
+    def _columns(
+        self, text: str, normalized: NormalizedText | None, hits: Iterable[tuple[str, str]] | None
+    ) -> set[int]:
+        """:meth:`ColumnMapper.column_set`, remembered when the post came prepared."""
+        if normalized is None or hits is None:
+            return self.mapper.column_set(text, normalized, hits)
+        hits = tuple(hits)
+        columns = self.mapper.column_set(text, normalized, hits)
+        if len(self._recent) >= _RECENT_POSTS:
+            self._recent.clear()
+        self._recent[id(normalized)] = (normalized, text, hits, columns)
+        return columns
+
+    def known_columns(
+        self, text: str, normalized: NormalizedText, hits: Iterable[tuple[str, str]]
+    ) -> set[int] | None:
+        """The column set prediction found for this post object with these hits, or None.
+
+        The screener explains a post right after predicting it: its columns need not be found
+        twice. The entry holds the post object itself, so its ``id`` cannot have been reused.
+        """
+        entry = self._recent.get(id(normalized))
+        if entry is None or entry[0] is not normalized or entry[1] != text:
+            return None
+        return entry[3] if entry[2] == tuple(hits) else None
 
     def _batch_row(self, columns: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """Sorted unique columns and their values in the row (weights already hold the idf)."""
@@ -558,7 +611,7 @@ class _LinearScorer:
         if len(texts) == 1 and self.binary:
             return [
                 self._single(
-                    self.mapper.column_set(
+                    self._columns(
                         texts[0],
                         normalized[0] if normalized is not None else None,
                         hits[0] if hits is not None else None,
@@ -568,7 +621,7 @@ class _LinearScorer:
         if self.binary:
             indices, indptr, data = self._binary_rows(
                 [
-                    self.mapper.column_set(
+                    self._columns(
                         text,
                         normalized[i] if normalized is not None else None,
                         hits[i] if hits is not None else None,

@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 import numpy as np
 from scipy import sparse
 
+from moderation.implementation import reference
 from moderation.normalize import NormalizedText, normalize
 
 # Bump whenever the token stream changes: a model trained on other tokens would silently mis-score.
@@ -184,9 +185,37 @@ class _Memo(dict[_K, _V]):
 
 
 def _pinyin_of_segment(segment: str) -> tuple[str, ...]:
-    from pypinyin import lazy_pinyin
+    """``lazy_pinyin(segment)`` for one phrase-dictionary word or one character.
 
-    return tuple(lazy_pinyin(segment))
+    Read straight from pypinyin's data, as its converter reads it (the phrase's first readings,
+    else the character's first reading), each toned reading converted once per process by
+    pypinyin's own NORMAL style (:data:`_toneless`): ``lazy_pinyin`` spends most of a new
+    segment's time on its per-call machinery, and a stream of unique posts brings new segments
+    all the time. Anything else goes to ``lazy_pinyin`` itself.
+    """
+    from pypinyin.constants import PHRASES_DICT, PINYIN_DICT
+
+    phrase = PHRASES_DICT.get(segment)
+    if phrase is not None and len(phrase) == len(segment):
+        return tuple(_toneless[readings[0]] for readings in phrase)
+    if len(segment) == 1:
+        raw = PINYIN_DICT.get(ord(segment))
+        if raw is not None:
+            return (_toneless[raw.split(",", 1)[0]],)
+    return tuple(_lazy_pinyin(segment))
+
+
+def _normal_style(toned: str) -> str:
+    """pypinyin's NORMAL style (what ``lazy_pinyin`` returns) of one toned reading."""
+    from pypinyin import Style
+    from pypinyin.style import convert
+
+    converted: str = convert(toned, Style.NORMAL, True, default=toned)
+    return converted
+
+
+# toned reading -> toneless (about 1,500 distinct readings in pypinyin's data: bounded)
+_toneless = _Memo(_normal_style)
 
 
 # ``lazy_pinyin`` of one phrase-dictionary word or one character (a bounded set: cached)
@@ -243,11 +272,20 @@ def han_pinyin(run: str) -> list[str]:
 
     The run is cut into phrases exactly as pypinyin cuts it (its phrase dictionary, strict forward
     maximum matching); each phrase or single character is then converted by ``lazy_pinyin``
-    itself, once per process, so the readings are pypinyin's own, phrase context included.
+    itself, once per process, so the readings are pypinyin's own, phrase context included. Runs
+    repeat (金水, 查杀, 预言家), so each distinct run is read once (a bounded memo). On the
+    reference path (:mod:`moderation.implementation`) this is ``lazy_pinyin(run)`` itself.
 
     >>> han_pinyin("银行行长"), han_pinyin("沙比")
     (['yin', 'hang', 'hang', 'zhang'], ['sha', 'bi'])
     """
+    if reference():
+        return _lazy_pinyin(run)
+    return list(_run_pinyin[run])
+
+
+def _han_pinyin(run: str) -> tuple[str, ...]:
+    """:func:`han_pinyin` of one run, computed (the memo's fill)."""
     chunks, prefixes, phrases = _pypinyin_tables()
     out: list[str] = []
     pos = 0
@@ -259,7 +297,11 @@ def han_pinyin(run: str) -> list[str]:
         pos = m.end()
     if pos < len(run):
         out.extend(_lazy_pinyin(run[pos:]))
-    return out
+    return tuple(out)
+
+
+# the pinyin of each distinct Han run seen (a run is at most a post long; 65,536 runs at most)
+_run_pinyin = _Memo(_han_pinyin)
 
 
 def _lazy_pinyin(text: str) -> list[str]:

@@ -37,6 +37,7 @@ from lexicons.loader import (
     load_articles,
     read_text,
 )
+from moderation.implementation import reference
 from moderation.layers import Layer
 from moderation.lexicon import Candidate, default_matcher, lexicon_hits, remember_hits
 from moderation.normalize import NormalizedText, normalize
@@ -47,6 +48,7 @@ from moderation.speaker import RULE_VOICES, Voice, citations, may_cite, read
 
 if TYPE_CHECKING:
     from moderation.classifier import Evidence
+    from moderation.features import HitSpan
 
 __all__ = [
     "ALL_CATEGORIES",
@@ -340,12 +342,14 @@ class Screener:
         if self.classifier is not None and texts:
             probs = self._predict(texts, normalized, hits)
             if probs is not None:
-                for nt, (found, _, explained), p in zip(normalized, rules, probs, strict=True):
-                    self._add_classifier_findings(nt, found, p, explained)
+                for nt, (found, _, explained, spans), p in zip(
+                    normalized, rules, probs, strict=True
+                ):
+                    self._add_classifier_findings(nt, found, p, explained, spans)
         if self.min_confidence > 0:
             low = self.min_confidence
-            return [ScreenResult([f for f in r if f.confidence >= low], w) for r, w, _ in rules]
-        return [ScreenResult(found, water) for found, water, _ in rules]
+            return [ScreenResult([f for f in r if f.confidence >= low], w) for r, w, _, _ in rules]
+        return [ScreenResult(found, water) for found, water, _, _ in rules]
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -354,11 +358,11 @@ class Screener:
         _check_post(text, None)
         nt = normalize(text)
         hits: list[tuple[tuple[str, str], ...]] | None = [] if self._prepared is not None else None
-        found, water, explained = self._rule_findings(nt, hits)
+        found, water, explained, spans = self._rule_findings(nt, hits)
         if self.classifier is not None:
             probs = self._predict([text], [nt], hits)
             if probs is not None:
-                self._add_classifier_findings(nt, found, probs[0], explained)
+                self._add_classifier_findings(nt, found, probs[0], explained, spans)
         if self.min_confidence > 0:
             found = [f for f in found if f.confidence >= self.min_confidence]
         return found, water
@@ -370,8 +374,12 @@ class Screener:
 
     def _rule_findings(
         self, nt: NormalizedText, hits: list[tuple[tuple[str, str], ...]] | None
-    ) -> tuple[list[Finding], bool, frozenset[str]]:
-        """A post's rule findings, water flag and explained categories (see below).
+    ) -> tuple[list[Finding], bool, frozenset[str], list[HitSpan]]:
+        """A post's rule findings, water flag, explained categories (see below) and hit spans.
+
+        The hit spans are the lexicon and pattern hits in classifier categories with their
+        places, as the matcher found them (what :func:`moderation.features.lexicon_hit_spans`
+        would compute again), for the classifier's evidence.
 
         Its lexicon hits go to ``hits`` (or the memo) as the matcher found them: the classifier
         was trained on those features. Then the reading layers (``self.layers``) read the hits:
@@ -388,6 +396,7 @@ class Screener:
             hits.append(lexicon_hits(cands))  # the classifier's lexicon features reuse them
         elif self.classifier is not None:
             remember_hits(nt.original, cands)  # a plain predict(texts) finds them there
+        spans = [(c.category, c.via, c.start, c.end) for c in cands if c.category in CATEGORIES]
         explained: set[str] = set()
         if cands or (self.layers & Layer.CITATIONS and may_cite(nt)):
             cands = self._read(nt, cands, explained)
@@ -397,7 +406,7 @@ class Screener:
         if water is not None:
             cands.append(water)
         elif not cands:
-            return [], False, frozenset(explained)  # most posts: no candidate at all
+            return [], False, frozenset(explained), spans  # most posts: no candidate at all
         findings: list[Finding] = []
         quoting: list[Candidate] = [c for c in cands if c.article == _CITE]
         for c in cands:
@@ -411,7 +420,7 @@ class Screener:
                 explained.update(f.category for f in inside)
                 findings = [f for f in findings if f not in inside]
             explained.update(q.category for q in quoting if q.article != _CITE)
-        return _merge(findings, original), water is not None, frozenset(explained)
+        return _merge(findings, original), water is not None, frozenset(explained), spans
 
     def _read(
         self, nt: NormalizedText, cands: list[Candidate], explained: set[str]
@@ -496,12 +505,14 @@ class Screener:
             return None
 
     def _evidence(
-        self, nt: NormalizedText, categories: Sequence[str]
+        self, nt: NormalizedText, categories: Sequence[str], spans: Sequence[HitSpan]
     ) -> Mapping[str, tuple[Evidence, ...]]:
         """The classifier's evidence for each flagged category (none if it cannot explain)."""
         many = getattr(self.classifier, "explain_many", None)
         if many is not None:
-            found: Mapping[str, tuple[Evidence, ...]] = many(nt.original, categories, normalized=nt)
+            found: Mapping[str, tuple[Evidence, ...]] = many(
+                nt.original, categories, normalized=nt, hit_spans=None if reference() else spans
+            )
             return found
         explain = getattr(self.classifier, "explain", None)
         if explain is None:
@@ -514,6 +525,7 @@ class Screener:
         found: list[Finding],
         probs: Mapping[str, float],
         explained: frozenset[str],
+        spans: Sequence[HitSpan] = (),
     ) -> None:
         """Add the classifier's findings of one post to ``found``, keeping it in text order."""
         assert self.classifier is not None
@@ -534,7 +546,7 @@ class Screener:
             flagged.append((category, p, cat, same))
         if not flagged:
             return
-        evidence_of = self._evidence(nt, [c for c, _, _, _ in flagged])
+        evidence_of = self._evidence(nt, [c for c, _, _, _ in flagged], spans)
         for category, p, cat, same in flagged:
             evidence = evidence_of.get(category, ())
             if same:

@@ -296,22 +296,45 @@ def _workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-def _fit_linear(
-    tokens: Sequence[Sequence[str]],
-    targets: np.ndarray,
-    options: TrainingOptions,
-) -> tuple[FeatureSpace, np.ndarray, np.ndarray]:
-    """Vocabulary plus one logistic regression per column of ``targets``."""
-    from sklearn.linear_model import LogisticRegression
+@dataclass
+class _LinearFit:
+    """One vocabulary with its feature matrix, and the per-category weights fitted on it."""
 
+    space: FeatureSpace
+    features: Any
+    targets: np.ndarray
+    coef: np.ndarray
+    intercept: np.ndarray
+
+
+def _prepare_fit(
+    tokens: Sequence[Sequence[str]], targets: np.ndarray, options: TrainingOptions
+) -> _LinearFit:
+    """The vocabulary and feature matrix of one fit, its weights still zero."""
     space = FeatureSpace.fit(
         tokens, min_df=options.min_df, binary=options.binary, length_power=options.length_power
     )
-    features = space.transform(tokens)
-    coef = np.zeros((targets.shape[1], len(space.vocabulary)))
-    intercept = np.zeros(targets.shape[1])
+    return _LinearFit(
+        space=space,
+        features=space.transform(tokens),
+        targets=targets,
+        coef=np.zeros((targets.shape[1], len(space.vocabulary))),
+        intercept=np.zeros(targets.shape[1]),
+    )
 
-    def fit_one(j: int) -> None:
+
+def _run_fits(fits: Sequence[_LinearFit], options: TrainingOptions) -> None:
+    """One logistic regression per category of every fit, all in one pool.
+
+    liblinear releases the GIL, so fits run side by side; each is independent of the others and
+    of scheduling, so the weights are the same with any number of workers and in any order. One
+    pool over every (fit, category) pair keeps both cores busy to the end instead of waiting at
+    each fold for its slowest category.
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    def fit_one(job: tuple[_LinearFit, int]) -> None:
+        fit, j = job
         model = LogisticRegression(
             C=options.c,
             tol=options.tol,
@@ -320,19 +343,61 @@ def _fit_linear(
             max_iter=1000,
             random_state=options.seed,
         )
-        model.fit(features, targets[:, j])
-        coef[j] = model.coef_[0]
-        intercept[j] = model.intercept_[0]
+        model.fit(fit.features, fit.targets[:, j])
+        fit.coef[j] = model.coef_[0]
+        fit.intercept[j] = model.intercept_[0]
 
-    # liblinear releases the GIL, so categories fit side by side; each fit is independent of the
-    # others and of scheduling, so the result is the same with any number of workers.
+    jobs = [(fit, j) for fit in fits for j in range(fit.targets.shape[1])]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with ThreadPoolExecutor(max_workers=_workers()) as pool:
-            list(pool.map(fit_one, range(targets.shape[1])))
+            list(pool.map(fit_one, jobs))
     if caught:  # e.g. ConvergenceWarning: fail loudly rather than ship a half-fitted model
         raise RuntimeError(f"training did not converge cleanly: {caught[0].message}")
-    return space, coef, intercept
+
+
+def _fit_linear(
+    tokens: Sequence[Sequence[str]],
+    targets: np.ndarray,
+    options: TrainingOptions,
+) -> tuple[FeatureSpace, np.ndarray, np.ndarray]:
+    """Vocabulary plus one logistic regression per column of ``targets``."""
+    fit = _prepare_fit(tokens, targets, options)
+    _run_fits([fit], options)
+    return fit.space, fit.coef, fit.intercept
+
+
+def _fold_fits(
+    posts: Sequence[Post],
+    tokens: Sequence[Sequence[str]],
+    categories: Sequence[str],
+    options: TrainingOptions,
+) -> tuple[list[_LinearFit], list[np.ndarray], np.ndarray]:
+    """The k fits of cross-validation (not yet run), the held-out rows of each, the targets."""
+    targets = label_matrix(posts, categories)
+    folds = np.array([fold_of(p.id, options.seed, options.folds) for p in posts])
+    fits: list[_LinearFit] = []
+    held_rows: list[np.ndarray] = []
+    for k in range(options.folds):
+        held = np.flatnonzero(folds == k)
+        kept = np.flatnonzero(folds != k)
+        fits.append(_prepare_fit([tokens[int(i)] for i in kept], targets[kept], options))
+        held_rows.append(held)
+    return fits, held_rows, targets
+
+
+def _held_out(
+    fits: Sequence[_LinearFit],
+    held_rows: Sequence[np.ndarray],
+    tokens: Sequence[Sequence[str]],
+    shape: tuple[int, int],
+) -> np.ndarray:
+    """Each post's probabilities from the fold fit that never saw it."""
+    result = np.zeros(shape)
+    for fit, held in zip(fits, held_rows, strict=True):
+        features = fit.space.transform([tokens[int(i)] for i in held])
+        result[held] = _sigmoid(np.asarray(features @ fit.coef.T) + fit.intercept)
+    return result
 
 
 def _sigmoid(values: np.ndarray) -> np.ndarray:
@@ -348,17 +413,10 @@ def out_of_fold_probabilities(
     progress: Progress = _no_progress,
 ) -> np.ndarray:
     """Probabilities for each training post from a model that never saw it (k-fold)."""
-    targets = label_matrix(posts, categories)
-    folds = np.array([fold_of(p.id, options.seed, options.folds) for p in posts])
-    result = np.zeros(targets.shape)
-    for k in range(options.folds):
-        held = np.flatnonzero(folds == k)
-        kept = np.flatnonzero(folds != k)
-        space, coef, intercept = _fit_linear([tokens[int(i)] for i in kept], targets[kept], options)
-        features = space.transform([tokens[int(i)] for i in held])
-        result[held] = _sigmoid(np.asarray(features @ coef.T) + intercept)
-        progress(f"fold {k + 1}/{options.folds}")
-    return result
+    fits, held_rows, targets = _fold_fits(posts, tokens, categories, options)
+    _run_fits(fits, options)
+    progress(f"{options.folds} folds")
+    return _held_out(fits, held_rows, tokens, targets.shape)
 
 
 def _f1(tp: int, fp: int, fn: int) -> float:
@@ -465,8 +523,13 @@ def fit_classifier(
     # OpenBLAS threads fighting the fitting threads for two cores made training several times
     # slower; nothing here needs them.
     with threadpool_limits(limits=1):
-        oof = out_of_fold_probabilities(train, tokens, categories, options, progress)
-        space, coef, intercept = _fit_linear(tokens, targets, options)
+        # the folds and the final model in one pool (the final fit, the largest, first)
+        fits, held_rows, _ = _fold_fits(train, tokens, categories, options)
+        final = _prepare_fit(tokens, targets, options)
+        progress(f"fitting {options.folds} folds and the final model")
+        _run_fits([final, *fits], options)
+        oof = _held_out(fits, held_rows, tokens, targets.shape)
+        space, coef, intercept = final.space, final.coef, final.intercept
     thresholds = choose_thresholds(oof, targets, clean, categories, options.clean_fpr_budgets)
     calibration = platt_calibration(oof, targets, categories)
     progress("final model")
@@ -1149,7 +1212,7 @@ def train(
     _check_unique([*posts, *additions])
     train_posts, dev_posts = split_corpus(posts)
     train_posts += additions
-    bar = _Bar(len(train_posts) + options.folds + 2, quiet)
+    bar = _Bar(len(train_posts) + 3, quiet)
     try:
         tokens = list(bar.tokens([p.text for p in train_posts], options.config))
         model = fit_classifier(train_posts, options, bar.step, tokens)

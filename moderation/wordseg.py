@@ -11,6 +11,7 @@ that 查杀, 金水, 悍跳, 警徽流 stay whole words.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import os
@@ -19,6 +20,8 @@ import tempfile
 import threading
 from functools import cache
 from typing import Any
+
+from moderation.implementation import reference
 
 __all__ = ["boundaries", "tokenizer", "words"]
 
@@ -69,7 +72,12 @@ def boundaries(text: str) -> tuple[frozenset[int], frozenset[int]]:
     >>> 1 in starts or 1 in ends
     False
     """
-    cuts = _cuts(text)
+    if reference():
+        # jieba itself (the reference path of moderation.implementation)
+        ends = list(itertools.accumulate(len(w) for w in tokenizer().lcut(text, HMM=False)))
+        cuts = [0, *ends] if ends else []
+    else:
+        cuts = _cuts(text)
     return frozenset(cuts[:-1]), frozenset(cuts[1:])
 
 
@@ -96,7 +104,15 @@ def _cuts(text: str) -> list[int]:
         if not block:
             continue
         if re_han.match(block):
-            _route_cuts(tok, block, pos, cuts)
+            memo = _block_cuts(tok, tok.total)
+            relative = memo.get(block)
+            if relative is None:
+                found: list[int] = []
+                _route_cuts(tok, block, 0, found)
+                relative = tuple(found)
+                if len(memo) < _BLOCKS_LIMIT:
+                    memo[block] = relative
+            cuts.extend(pos + c for c in relative)
             pos += len(block)
             continue
         for piece in re_skip.split(block):
@@ -107,6 +123,18 @@ def _cuts(text: str) -> list[int]:
                 cuts.extend(range(pos + 1, end + 1))  # one word per character
             pos = end
     return cuts
+
+
+_BLOCKS_LIMIT = 1 << 16  # memoised blocks (distinct Han/letter runs seen so far), at most
+
+
+@cache
+def _block_cuts(tok: Any, total: int) -> dict[str, tuple[int, ...]]:
+    """The word ends of each block cut so far, relative to its start (blocks repeat: 预言家).
+
+    Keyed like :func:`_weights`, so a word added to the dictionary later starts a fresh memo.
+    """
+    return {}
 
 
 _WEIGHTS_LIMIT = 1 << 18  # cached word weights (the dictionary's words seen so far), at most
