@@ -175,7 +175,7 @@ def check_same_request(stored: IdempotencyKey, request_hash: str) -> None:
     """422 when the key was first used with another body."""
     if stored.request_hash != request_hash:
         raise Unprocessable(
-            f"this {HEADER} was already used with a different request body; send the original "
-            "body to get that game again, or use a new key for a new game",
+            f"这个 {HEADER} 已用于另一份请求正文：要取回那场游戏请发送原来的正文，"
+            "要新建一场游戏请换一个新的键",
             rule="idempotency_key_reused",
         )

@@ -99,7 +99,7 @@ def test_the_same_key_with_another_body_is_422_and_creates_nothing(app: Flask) -
     assert other.status_code == 422
     error = other.get_json()["error"]
     assert error["code"] == "unprocessable" and error["rule"] == "idempotency_key_reused"
-    assert "different request body" in error["message"]
+    assert "另一份请求正文" in error["message"]
     assert "director_token" not in other.get_json()
     assert _count(app, Game) == 1
     # the first body still replays the first game
