@@ -90,30 +90,29 @@ def seat_of_token(
 # -- bans ---------------------------------------------------------------------------------------
 
 
-def games_served(session: Session, ban: Ban) -> int:
-    """The forum's games created since the ban without the banned player in them."""
+def games_served(session: Session, ban: Ban, *, excluding: str | None = None) -> int:
+    """The forum's games created since the ban without the banned player in them (``excluding``
+    the game being created, whose players are not seated yet)."""
     with_player = select(Seat.game_id).where(Seat.player_id == ban.player_id)
-    return int(
-        session.scalar(
-            select(func.count(GameRow.id)).where(
-                GameRow.created_at > ban.created_at, not_(GameRow.id.in_(with_player))
-            )
-        )
-        or 0
+    query = select(func.count(GameRow.id)).where(
+        GameRow.created_at > ban.created_at, not_(GameRow.id.in_(with_player))
     )
+    if excluding is not None:
+        query = query.where(GameRow.id != excluding)
+    return int(session.scalar(query) or 0)
 
 
-def in_force(session: Session, ban: Ban, now: datetime | None = None) -> bool:
+def in_force(session: Session, ban: Ban, *, excluding: str | None = None) -> bool:
     """Whether ``ban`` still keeps its player out of new games."""
     if ban.until is not None:
-        return (now or utcnow()) < ban.until
-    return ban.games is not None and games_served(session, ban) < ban.games
+        return utcnow() < ban.until
+    return ban.games is not None and games_served(session, ban, excluding=excluding) < ban.games
 
 
-def bans_in_force(session: Session, player_id: int) -> list[Ban]:
-    """The player's bans that are in force now."""
+def bans_in_force(session: Session, player_id: int, *, excluding: str | None = None) -> list[Ban]:
+    """The player's bans that are in force now (``excluding``: see :func:`games_served`)."""
     bans = session.scalars(select(Ban).where(Ban.player_id == player_id).order_by(Ban.id))
-    return [b for b in bans if in_force(session, b)]
+    return [b for b in bans if in_force(session, b, excluding=excluding)]
 
 
 def ban_term(ban: Ban) -> str:

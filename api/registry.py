@@ -26,7 +26,7 @@ from api.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from api.openapi import endpoint, read_query
 from api.registry_rules import DEFAULT_PUBLISHED, Published
 from api.schema import Any_, Arr, Bool, DateTimeStr, Int, Map, Obj, Str
-from api.seats import find_player, player_for
+from api.seats import find_player, player_for, seat_players
 from api.store import audit, get_game
 from models.cards import Card
 from models.game import Token
@@ -391,16 +391,16 @@ def admit_players(
     if overrides and not admin:
         raise Forbidden("放行禁赛中的玩家需要管理员令牌（BANSHA_ADMIN_TOKEN）")
     wanted = {int(o["ban"]): str(o["reason"]) for o in overrides}
-    used: set[int] = set()
+    used: dict[int, Ban] = {}
     for entry in players:
         name = str(entry.get("player") or entry["character"])
         known = find_player(session, name)
         if known is None:
             continue
-        for ban in rec.bans_in_force(session, known.id):
+        for ban in rec.bans_in_force(session, known.id, excluding=game_id):
             if ban.id not in wanted:
                 card = session.get(Card, ban.card_id)
-                where = "" if card is None else f"（第{card.game_id}场的红牌：{card.reason}）"
+                where = "" if card is None else f"（游戏 {card.game_id} 的红牌：{card.reason}）"
                 raise Conflict(
                     f"玩家「{name}」正在禁赛中，不能加入新游戏：禁赛#{ban.id}，"
                     f"{rec.ban_term(ban)}，理由：{ban.reason}{where}。"
@@ -408,19 +408,15 @@ def admit_players(
                     rule="player_banned",
                     path=f"$.players[{players.index(entry)}]",
                 )
-            used.add(ban.id)
-    unused = sorted(set(wanted) - used)
+            used[ban.id] = ban
+    unused = sorted(set(wanted) - set(used))
     if unused:
         raise BadRequest(
             f"禁赛#{unused[0]}不是本场某位玩家正在执行的禁赛，无需放行", path="$.ban_overrides"
         )
-    from api.seats import seat_players
-
     seat_players(session, game_id, players)
     session.flush()
-    for ban_id in sorted(used):
-        ban = session.get(Ban, ban_id)
-        assert ban is not None
+    for ban_id, ban in sorted(used.items()):
         session.add(
             BanOverride(
                 ban_id=ban_id,

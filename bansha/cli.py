@@ -3,8 +3,8 @@
 Each subcommand lives next to the code it drives; this module only knows where. Imports are lazy so
 that ``bansha replay`` never pays for loading scikit-learn or Flask.
 
->>> sorted(SUBCOMMANDS)
-['audit', 'db', 'follow', 'import', 'replay', 'screen', 'serve', 'token', 'train', 'verify']
+>>> len(SUBCOMMANDS), sorted(SUBCOMMANDS)[:5]
+(11, ['audit', 'db', 'follow', 'import', 'registry'])
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "db": ("api.cli", "db_main", "manage the database: upgrade, backup, restore"),
     "token": ("api.cli", "token_main", "rotate a game's director token, list a game's tokens"),
     "audit": ("api.cli", "audit_main", "export the audit trail (CSV or JSON Lines)"),
+    "registry": ("api.registry_cli", "registry_main", "export the forum's player records (CSV)"),
     "import": ("api.intake_cli", "import_main", "import a saved Tieba / Discuz! thread page"),
     "follow": ("forum.cli", "follow_main", "follow a Discuz! thread and submit its new posts"),
 }

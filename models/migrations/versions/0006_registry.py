@@ -41,7 +41,7 @@ NEW_TABLES = (
 
 
 def _fk(table: str, column: str, target: str) -> sa.ForeignKeyConstraint:
-    other, _, key = target.partition(".")
+    other = target.partition(".")[0]
     return sa.ForeignKeyConstraint([column], [target], name=op.f(f"fk_{table}_{column}_{other}"))
 
 
