@@ -29,6 +29,7 @@ from api.schema import Any_, Arr, Bool, DateTimeStr, Int, Map, Obj, Str
 from api.seats import find_player, player_for, seat_players
 from api.store import audit, get_game
 from models.cards import Card
+from models.game import Game as GameRow
 from models.game import Token
 from models.registry import Assistant, Ban, BanOverride, ForumPlayer, PlayerName, Seat
 from models.types import utcnow
@@ -464,42 +465,13 @@ def seats(game_id: str) -> Response:
     with db().read() as session:
         _director_or_admin(session, game_id)
         game = get_game(session, game_id)
-        rows = list(session.scalars(select(Seat).where(Seat.game_id == game_id).order_by(Seat.id)))
-        current = {}
-        for seat in rows:
-            current[seat.character] = seat.id  # later seats replace earlier ones
-        out = []
-        for seat in rows:
-            player = _player(session, seat.player_id)
-            red = [
-                c
-                for c, _g in rec.earned_cards(session, player.id)
-                if c.colour == cardrules.RED and rec.standing(session, c)
-            ]
-            out.append(
-                {
-                    "character": seat.character,
-                    "player_id": player.id,
-                    "player": player.name,
-                    "substitute": seat.substitute,
-                    "since": seat.since.isoformat(),
-                    "current": current[seat.character] == seat.id,
-                    "games_played": rec.games_played(session, player.id, excluding=game_id),
-                    "red_cards": len(red),
-                    "bans_in_force": [
-                        rec.ban_json(session, b) for b in rec.bans_in_force(session, player.id)
-                    ],
-                    "assistant": rec.eligibility(session, game, player.id),
-                }
-            )
-        assistants = [
-            _assistant_json(session, a)
-            for a in session.scalars(
-                select(Assistant).where(Assistant.game_id == game_id).order_by(Assistant.id)
-            )
-        ]
         return jsonify(
-            {"game_id": game_id, "ruleset": game.ruleset, "seats": out, "assistants": assistants}
+            {
+                "game_id": game_id,
+                "ruleset": game.ruleset,
+                "seats": seat_rows(session, game),
+                "assistants": assistant_rows(session, game_id),
+            }
         )
 
 
@@ -534,67 +506,115 @@ def _assistant_json(session: Session, a: Assistant) -> dict[str, Any]:
 def register_assistant(game_id: str, body: dict[str, Any]) -> tuple[Response, int]:
     with db().write() as session:
         who = _director_or_admin(session, game_id)
-        game = get_game(session, game_id)
-        seat = rec.current_holder(session, game_id, body["character"])
-        if seat is None:
-            raise NotFound(f"本场没有名为「{body['character']}」的角色")
-        player = _player(session, seat.player_id)
-        check = rec.eligibility(session, game, player.id)
-        if not check["eligible"]:
-            raise Conflict(
-                f"{player.name}已参加{check['games_played']}场版杀，不能申请场外助理："
-                f"{check['rule']}",
-                rule="assistant_games_limit",
-            )
-        helper = player_for(session, body["assistant"])
-        if helper.id == player.id:
-            raise BadRequest("玩家不能做自己的场外助理", path="$.assistant")
-        if rec.seated_in(session, helper.id, game_id):
-            raise Conflict(
-                f"{helper.name}在本场游戏中扮演角色，不能做场外助理", rule="assistant_is_player"
-            )
-        taken = session.scalar(
-            select(Assistant.id).where(
-                Assistant.game_id == game_id,
-                Assistant.character == body["character"],
-                Assistant.assistant_id == helper.id,
-            )
-        )
-        if taken is not None:
-            raise Conflict(f"{helper.name}已是{player.name}的场外助理", rule="assistant_exists")
         label = body.get("director", DIRECTOR if who.kind != ADMIN else ADMIN)
-        row = Assistant(
-            game_id=game_id,
-            character=body["character"],
-            player_id=player.id,
-            assistant_id=helper.id,
-            games_played=check["games_played"],
-            registered_by=label,
-            created_at=utcnow(),
+        out = add_assistant(
+            session, game_id, character=body["character"], name=body["assistant"], actor=label
         )
-        session.add(row)
-        session.flush()
-        audit(
-            session,
-            game_id,
-            label,
-            "assistant",
-            {
-                "character": body["character"],
-                "player": player.name,
-                "assistant": helper.name,
-                "games_played": check["games_played"],
-            },
-        )
-        out = {
-            "id": row.id,
-            "game_id": game_id,
-            "character": body["character"],
-            "player": player.name,
-            "assistant": helper.name,
-            "eligibility": check,
-        }
     return jsonify(out), 201
 
 
-__all__ = ["admit_players", "bp"]
+def add_assistant(
+    session: Session, game_id: str, *, character: str, name: str, actor: str
+) -> dict[str, Any]:
+    """Register ``name`` as 场外助理 of the player who holds ``character`` now, after checking the
+    ruleset's limit on games played; audited. Raises the API's errors (the console shows them)."""
+    game = get_game(session, game_id)
+    seat = rec.current_holder(session, game_id, character)
+    if seat is None:
+        raise NotFound(f"本场没有名为「{character}」的角色")
+    player = _player(session, seat.player_id)
+    check = rec.eligibility(session, game, player.id)
+    if not check["eligible"]:
+        raise Conflict(
+            f"{player.name}已参加{check['games_played']}场版杀，不能申请场外助理：{check['rule']}",
+            rule="assistant_games_limit",
+        )
+    helper = player_for(session, name)
+    if helper.id == player.id:
+        raise BadRequest("玩家不能做自己的场外助理", path="$.assistant")
+    if rec.seated_in(session, helper.id, game_id):
+        raise Conflict(
+            f"{helper.name}在本场游戏中扮演角色，不能做场外助理", rule="assistant_is_player"
+        )
+    taken = session.scalar(
+        select(Assistant.id).where(
+            Assistant.game_id == game_id,
+            Assistant.character == character,
+            Assistant.assistant_id == helper.id,
+        )
+    )
+    if taken is not None:
+        raise Conflict(f"{helper.name}已是{player.name}的场外助理", rule="assistant_exists")
+    row = Assistant(
+        game_id=game_id,
+        character=character,
+        player_id=player.id,
+        assistant_id=helper.id,
+        games_played=check["games_played"],
+        registered_by=actor,
+        created_at=utcnow(),
+    )
+    session.add(row)
+    session.flush()
+    audit(
+        session,
+        game_id,
+        actor,
+        "assistant",
+        {
+            "character": character,
+            "player": player.name,
+            "assistant": helper.name,
+            "games_played": check["games_played"],
+        },
+    )
+    return {
+        "id": row.id,
+        "game_id": game_id,
+        "character": character,
+        "player": player.name,
+        "assistant": helper.name,
+        "eligibility": check,
+    }
+
+
+def seat_rows(session: Session, game: GameRow) -> list[dict[str, Any]]:
+    """Every seat of ``game`` with its player's record in brief (the seats endpoint's rows)."""
+    rows = list(session.scalars(select(Seat).where(Seat.game_id == game.id).order_by(Seat.id)))
+    current = {seat.character: seat.id for seat in rows}  # later seats replace earlier ones
+    out = []
+    for seat in rows:
+        player = _player(session, seat.player_id)
+        red = [
+            c
+            for c, _g in rec.earned_cards(session, player.id)
+            if c.colour == cardrules.RED and rec.standing(session, c)
+        ]
+        out.append(
+            {
+                "character": seat.character,
+                "player_id": player.id,
+                "player": player.name,
+                "substitute": seat.substitute,
+                "since": seat.since.isoformat(),
+                "current": current[seat.character] == seat.id,
+                "games_played": rec.games_played(session, player.id, excluding=game.id),
+                "red_cards": len(red),
+                "bans_in_force": [
+                    rec.ban_json(session, b) for b in rec.bans_in_force(session, player.id)
+                ],
+                "assistant": rec.eligibility(session, game, player.id),
+            }
+        )
+    return out
+
+
+def assistant_rows(session: Session, game_id: str) -> list[dict[str, Any]]:
+    """The game's 场外助理 registrations."""
+    rows = session.scalars(
+        select(Assistant).where(Assistant.game_id == game_id).order_by(Assistant.id)
+    )
+    return [_assistant_json(session, a) for a in rows]
+
+
+__all__ = ["add_assistant", "admit_players", "assistant_rows", "bp", "seat_rows"]
