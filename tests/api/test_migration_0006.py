@@ -93,26 +93,24 @@ def _search(client: Any, name: str) -> dict[str, Any]:
     return dict(exact)
 
 
+#: what the migration must rebuild of a game (ids of players and times of seats may differ)
+GAME_KEYS = (
+    "game_id",
+    "ruleset",
+    "character",
+    "substitute",
+    "role",
+    "faction",
+    "result",
+    "finished",
+)
+
+
 def _essence(record: dict[str, Any]) -> dict[str, Any]:
-    """What the migration must rebuild (ids of players and times of seats may differ)."""
+    """The record without what may differ after the migration."""
     return {
         "name": record["player"]["name"],
-        "games": [
-            {
-                k: g[k]
-                for k in (
-                    "game_id",
-                    "ruleset",
-                    "character",
-                    "substitute",
-                    "role",
-                    "faction",
-                    "result",
-                    "finished",
-                )
-            }
-            for g in record["games"]
-        ],  # fmt: skip
+        "games": [{k: g[k] for k in GAME_KEYS} for g in record["games"]],
         "cards": [(c["id"], c["colour"], c["standing"]) for c in record["cards"]],
     }
 
