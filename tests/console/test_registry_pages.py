@@ -64,5 +64,5 @@ def test_registry_page_shows_the_count_and_checks_the_assistant(
     assert link is not None
     player = unescape(console.html(f"/registry/players/{link.group(1)}"))
     assert "参加的游戏（5场）" in player
-    assert "单独记录（吧务组）：红牌针对屡教不改" in player
+    assert "红牌的赛后记录（小镇）：红牌针对屡教不改" in player
     assert console.client.get("/registry/players/99999").status_code in (400, 404)
