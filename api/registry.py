@@ -281,7 +281,7 @@ def search_players() -> Response:
 @endpoint(
     bp,
     "GET",
-    "/api/registry/players/<int:player_id>",
+    "/api/registry/players/<player_id>",
     summary="A player's record: games, roles and results, cards with rulings, bans",
     auth=("public", "player", "director", "admin"),
     tag="registry",
@@ -292,11 +292,15 @@ def search_players() -> Response:
     "publishes (REGISTRY_PUBLIC; by default standing red cards and bans). Cards are the "
     "player's own: a card given before a 替补 stays with the player who earned it.",
 )
-def player(player_id: int) -> Response:
+def player(player_id: str) -> Response:
     with db().read() as session:
         who = viewer(session)
-        found = _player(session, player_id)
-        full = sees_in_full(session, who, player_id)
+        # a player id is a number; anything else names no player (checked after the token)
+        number = int(player_id) if player_id.isascii() and player_id.isdigit() else 0
+        found = _player(session, number) if 0 < number < 2**31 else None
+        if found is None:
+            raise NotFound(f"没有这名玩家：{player_id}")
+        full = sees_in_full(session, who, found.id)
         return jsonify(rec.record(session, found, full=full, published=published()))
 
 

@@ -343,7 +343,8 @@ def test_who_sees_what(reg: Flask) -> None:
             headers=_auth(token) if token else {},
         ).status_code
     assert assistant_codes == {**seat_codes, "admin": 201, "director": 201}
-    assert client.get("/api/registry/players/999999").status_code == 404
+    for missing in ("999999", "abc", "٣", "99999999999999999999"):
+        assert client.get(f"/api/registry/players/{missing}").status_code == 404, missing
     bad = client.get("/api/registry/players/1", headers=_auth("not-a-token"))
     assert bad.status_code == 401
 
