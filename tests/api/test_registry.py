@@ -378,3 +378,20 @@ def test_bansha_registry_export_csv(
     assert "由吧务组单独记录" in red["separate_record"]
     assert registry_main(["export", "--csv", "--out", str(out), "--url", db_url]) == 1
     assert "already exists" in capsys.readouterr().err
+
+
+def test_only_the_admin_may_override_a_ban(client: FlaskClient) -> None:
+    """Without BANSHA_ADMIN_TOKEN anyone may create games, but nobody may let a banned player in
+    (and nobody may ban)."""
+    body = {"ruleset": "m72", "players": [f"软件{i}" for i in range(1, 13)],
+            "ban_overrides": [{"ban": 1, "reason": "想玩"}]}  # fmt: skip
+    refused = client.post("/api/games", json=body)
+    assert refused.status_code == 403 and "管理员令牌" in refused.get_json()["error"]["message"]
+    del body["ban_overrides"]
+    assert client.post("/api/games", json=body).status_code == 201
+    ban = client.post(
+        "/api/registry/bans",
+        json={"player_id": 1, "card_id": 1, "reason": "x", "games": 1},
+        headers=_auth("anything"),
+    )
+    assert ban.status_code == 401
