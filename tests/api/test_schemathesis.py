@@ -56,7 +56,7 @@ M72 = [f"软件{i}" for i in range(1, 13)]
 #: document does declare the set of rulesets, so ``unknown_ruleset`` is not among them
 DEAL_RULES = frozenset({"player_count", "unknown_role", "role_count", "unknown_character"})
 GAME_NAMES = re.compile(
-    r"\$(\.posts\[\d+\])?\.(author|character|actor|voter|target|roles)|\$\.players"
+    r"\$(\.posts\[\d+\])?\.(author|character|actor|voter|target|roles)|\$\.players(\[\d+\])?"
 )
 
 
