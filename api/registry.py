@@ -26,7 +26,7 @@ from api.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from api.openapi import endpoint, read_query
 from api.registry_rules import DEFAULT_PUBLISHED, Published
 from api.schema import Any_, Arr, Bool, DateTimeStr, Int, Map, Obj, Str
-from api.seats import find_player, player_for, seat_players
+from api.seats import find_player, player_for, registry_name, seat_players
 from api.store import audit, get_game
 from models.cards import Card
 from models.game import Game as GameRow
@@ -302,6 +302,47 @@ def player(player_id: str) -> Response:
             raise NotFound(f"没有这名玩家：{player_id}")
         full = sees_in_full(session, who, found.id)
         return jsonify(rec.record(session, found, full=full, published=published()))
+
+
+NEW_NAME = Obj({"name": NAME}, required=("name",))
+
+
+@endpoint(
+    bp,
+    "POST",
+    "/api/registry/players/<player_id>/names",
+    summary="Add an alias: another forum name of the same player",
+    auth=("admin",),
+    tag="registry",
+    request_schema=NEW_NAME,
+    response=PLAYER_HEAD,
+    status=201,
+    errors=(400, 401, 403, 404, 409),
+    description="From then on a game that names the player by the alias seats the same player. "
+    "A name that already belongs to another player is a 409 `name_taken` (two records are not "
+    "merged); one that is already this player's changes nothing.",
+)
+def add_name(player_id: str, body: dict[str, Any]) -> tuple[Response, int]:
+    _require_admin()
+    with db().write() as session:
+        number = int(player_id) if player_id.isascii() and player_id.isdigit() else 0
+        if not 0 < number < 2**31:
+            raise NotFound(f"没有这名玩家：{player_id}")
+        target = _player(session, number)
+        name = registry_name(body["name"])
+        if not name:
+            raise BadRequest("名字不能为空", path="$.name")
+        owner = find_player(session, name)
+        if owner is not None and owner.id != target.id:
+            raise Conflict(
+                f"「{name}」已是另一名玩家（#{owner.id} {owner.name}）的名字，不能作为别名",
+                rule="name_taken",
+            )
+        if owner is None:
+            session.add(PlayerName(name=name, player_id=target.id, created_at=utcnow()))
+            session.flush()
+        out = {"id": target.id, "name": target.name, "names": rec.names_of(session, target.id)}
+    return jsonify(out), 201
 
 
 # -- bans ----------------------------------------------------------------------------------------

@@ -120,6 +120,8 @@ def test_responses_match_the_openapi_schemas(app: Flask, api: Any) -> None:
     call("POST", "/api/registry/bans", admin, ban)
     call("POST", "/api/registry/bans", admin, {**ban, "card_id": kept["cards"][0]["id"]})  # 409
     call("GET", f"/api/registry/players/{pid}", admin)
+    call("POST", f"/api/registry/players/{pid}/names", admin, {"name": "软件一号"})
+    call("POST", f"/api/registry/players/{pid}/names", admin, {"name": "软件2"})  # 409
     nine = next(s["player_id"] for s in seats if s["character"] == "软件9")
     call("GET", f"/api/registry/players/{nine}", token)  # the appealed card and its ruling
     call("GET", f"/api/registry/players/{pid}")

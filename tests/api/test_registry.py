@@ -395,3 +395,24 @@ def test_only_the_admin_may_override_a_ban(client: FlaskClient) -> None:
         headers=_auth("anything"),
     )
     assert ban.status_code == 401
+
+
+def test_an_alias_seats_the_same_player(reg: Flask) -> None:
+    client = reg.test_client()
+    new_game(client, "m72", {"软件1": "张三"})
+    zhang = player_id(reg, "张三")
+    added = client.post(
+        f"/api/registry/players/{zhang}/names", json={"name": "ＺＳ"}, headers=_auth(ADMIN)
+    )
+    assert added.status_code == 201 and added.get_json()["names"] == ["张三", "ZS"]
+    new_game(client, "m08", {"凛": "ZS"})  # the forum name under its alias
+    assert record(client, zhang)["games_played"] == 2
+    taken = client.post(
+        f"/api/registry/players/{zhang}/names", json={"name": "m72路人1"}, headers=_auth(ADMIN)
+    )
+    assert taken.status_code == 409 and taken.get_json()["error"]["rule"] == "name_taken"
+    director = new_game(client, "m72", {})["director_token"]
+    refused = client.post(
+        f"/api/registry/players/{zhang}/names", json={"name": "别名"}, headers=_auth(director)
+    )
+    assert refused.status_code == 403

@@ -107,6 +107,7 @@ SAMPLE_BODIES: dict[tuple[str, str], Any] = {
     ("GET", "/api/games/<game_id>/audit"): None,
     ("GET", "/api/registry/players"): None,
     ("GET", "/api/registry/players/<player_id>"): None,
+    ("POST", "/api/registry/players/<player_id>/names"): {"name": "别名"},
     ("POST", "/api/registry/bans"): {"player_id": 1, "card_id": 1, "reason": "x", "games": 1},
     ("GET", "/api/games/<game_id>/seats"): None,
     ("POST", "/api/games/<game_id>/assistants"): {"character": "软件1", "assistant": "助理"},
