@@ -41,6 +41,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     from api.intake_views import bp as intake_bp
     from api.play import bp as play_bp
     from api.posts import bp as posts_bp
+    from api.registry import bp as registry_bp
     from api.suggestions import bp as suggestions_bp
     from api.tokens import bp as tokens_bp
 
@@ -53,6 +54,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         tokens_bp,
         audit_bp,
         intake_bp,
+        registry_bp,
     ):
         app.register_blueprint(bp)
 

@@ -45,6 +45,9 @@ ACTION_NAMES: dict[AuditAction, str] = {
     AuditAction.CLOSE_NIGHT: "关闭夜晚",
     AuditAction.REVOKE_TOKEN: "吊销令牌",
     AuditAction.ISSUE_TOKEN: "签发令牌",
+    AuditAction.BAN: "禁赛",
+    AuditAction.BAN_OVERRIDE: "放行禁赛玩家",
+    AuditAction.ASSISTANT: "登记场外助理",
 }
 #: the columns of an export, in order (``detail`` as a JSON object)
 COLUMNS = (

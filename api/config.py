@@ -16,6 +16,7 @@ key                            environment variable                  default
 (model file)                   ``BANSHA_MODEL``                      ``var/model.skops`` (optional)
 ``ADMIN_TOKEN``                ``BANSHA_ADMIN_TOKEN``                unset: anyone may create games
 ``SECRET_KEY``                 ``BANSHA_SECRET_KEY``                 ``var/console-secret``
+``REGISTRY_PUBLIC``            ``BANSHA_REGISTRY_PUBLIC``            ``red_cards,bans``
 =============================  ====================================  ==============================
 
 ``SECRET_KEY`` signs console sessions and, through a key derived from it, seals the tokens kept
@@ -29,6 +30,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from api.registry_rules import parse_published
 from models.database import default_database_url, normalise_url
 
 DEFAULT_MAX_BODY = 2 * 1024 * 1024
@@ -75,6 +77,8 @@ def load_config(test_config: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "ADMIN_TOKEN": env.get("BANSHA_ADMIN_TOKEN") or None,
         # Signs console sessions and seals idempotency replays' tokens (None: the console's file).
         "SECRET_KEY": env.get("BANSHA_SECRET_KEY", "").strip() or None,
+        # What the public sees of a player's record (docs/registry.md).
+        "REGISTRY_PUBLIC": parse_published(env.get("BANSHA_REGISTRY_PUBLIC", "red_cards,bans")),
     }
     if test_config:
         config.update(test_config)

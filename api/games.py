@@ -15,6 +15,7 @@ from api.database import db
 from api.errors import BadRequest, Forbidden, Unauthorized
 from api.gameplay import Game, GameRuleError, create_game, events_to_dicts
 from api.openapi import endpoint
+from api.registry import admit_players
 from api.schema import Str
 from api.store import append_events, audit
 from game_rules.names import normalise_name, normalise_names
@@ -189,6 +190,10 @@ def create(body: dict[str, Any], admin_token: str | None = None) -> tuple[Respon
     try:
         with db().write() as session:
             row = _insert_game(session, game_id, body["ruleset"], players, game)
+            # The forum's registry: seat the players, refusing a banned one (api.registry).
+            admit_players(
+                session, game_id, players, body.get("ban_overrides", []), admin=scope != "public"
+            )
             if key is not None and not idempotency.remember(
                 session,
                 scope=scope,

@@ -23,6 +23,7 @@ from api.database import db
 from api.errors import Conflict, NotFound
 from api.gameplay import Game, GameCache, GameRuleError, events_to_dicts, rebuild_game
 from api.ratelimit import consume, consume_reading_game, settle
+from api.seats import record_results, record_substitutions
 from api.store import append_events, game_version_shared, get_game, load_events, lock_game
 from game_rules import actions as act
 from game_rules.events import Event
@@ -98,6 +99,8 @@ class LockedGame:
         except GameRuleError as exc:
             raise Conflict(exc.message, rule=exc.rule) from exc
         self.pending.extend(events)
+        # 替补: the registry seats the new player from now on (api.seats), in this transaction.
+        record_substitutions(self.session, self.row.id, events)
         return events
 
     def flush(self) -> None:
@@ -107,6 +110,8 @@ class LockedGame:
             self.pending = []
             if self.game.state.ended and not self.row.finished:
                 self.row.finished = True
+                # The registry's result for every character, with the end that decides it.
+                record_results(self.session, self.row.id, self.game)
 
 
 @contextmanager

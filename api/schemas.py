@@ -67,6 +67,15 @@ CREATE_GAME = Obj(
             "random pick; secret until the end",
         ),
         "roles": Map(Str(min_len=1, max_len=32), description="fixed roles: character -> role key"),
+        "ban_overrides": Arr(
+            Obj(
+                {"ban": Int(minimum=1), "reason": Str(min_len=1, max_len=2000)},
+                required=("ban", "reason"),
+            ),
+            max_items=64,
+            description="the admin lets a banned player in anyway: the ban's id and why "
+            "(audited; docs/registry.md)",
+        ),
     },
     required=("ruleset", "players"),
 )

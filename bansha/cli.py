@@ -4,7 +4,7 @@ Each subcommand lives next to the code it drives; this module only knows where. 
 that ``bansha replay`` never pays for loading scikit-learn or Flask.
 
 >>> print(" ".join(sorted(SUBCOMMANDS)))
-audit db follow import replay screen screen-invariance serve token train verify
+audit db follow import registry replay screen screen-invariance serve token train verify
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ SUBCOMMANDS: dict[str, tuple[str, str, str]] = {
     "db": ("api.cli", "db_main", "manage the database: upgrade, backup, restore"),
     "token": ("api.cli", "token_main", "rotate a game's director token, list a game's tokens"),
     "audit": ("api.cli", "audit_main", "export the audit trail (CSV or JSON Lines)"),
+    "registry": ("api.registry_cli", "registry_main", "export the forum's player records (CSV)"),
     "import": ("api.intake_cli", "import_main", "import a saved Tieba / Discuz! thread page"),
     "follow": ("forum.cli", "follow_main", "follow a Discuz! thread and submit its new posts"),
 }

@@ -43,6 +43,9 @@ class AuditAction(StrEnum):
     CLOSE_NIGHT = "close_night"
     REVOKE_TOKEN = "revoke_token"
     ISSUE_TOKEN = "issue_token"
+    BAN = "ban"
+    BAN_OVERRIDE = "ban_override"
+    ASSISTANT = "assistant"
 
 
 class AuditEntry(Base):

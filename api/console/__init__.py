@@ -2,7 +2,8 @@
 
 The service's app factory calls :func:`init_app` (``api.app._init_console``); that registers
 :data:`console_bp` and the console's defences. Pages: ``/login``, ``/new``, ``/queue``,
-``/posts``, ``/players``, ``/day``, ``/timeline``, ``/deal``. See ``docs/console.md``.
+``/posts``, ``/players``, ``/day``, ``/timeline``, ``/deal``, ``/registry`` (玩家档案). See
+``docs/console.md``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from flask import Flask, Response, render_template, request
 from flask_wtf.csrf import ValidationError, generate_csrf, validate_csrf
 from werkzeug.exceptions import HTTPException
 
+from api.console import registry_views  # noqa: F401  (its pages join console_bp)
 from api.console.security import add_page_headers, configure_app
 from api.console.service import ConsoleError
 from api.console.sessions import current_director

@@ -183,6 +183,10 @@ def take(out: Path, width: int) -> list[Path]:
             shot("deal", full=False)
             page.goto(base + "/queue?status=all")
             shot("queue_all", full=False)
+            page.goto(base + "/registry")
+            shot("registry")
+            page.click("table.registry-seats tr:has(.tag-out) a")  # a red-carded player
+            shot("registry_player")
             browser.close()
         app.extensions["bansha_db"].dispose()
     return written

@@ -18,12 +18,12 @@ from models.migrate import alembic_config, current_revision, upgrade
 def test_migrations_downgrade_and_upgrade_again(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'm.sqlite3'}"
     upgrade(url)
-    assert current_revision(url) == "0005"
+    assert current_revision(url) == "0006"
     command.downgrade(alembic_config(url), "base")
     assert current_revision(url) is None
     assert "games" not in inspect(make_engine(url)).get_table_names()
     upgrade(url)
-    assert current_revision(url) == "0005"
+    assert current_revision(url) == "0006"
 
 
 def test_datetimes_come_back_aware_utc(tmp_path: Path) -> None:

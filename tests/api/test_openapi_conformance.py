@@ -106,10 +106,27 @@ def test_responses_match_the_openapi_schemas(app: Flask, api: Any) -> None:
     call("POST", appeal, player, {"text": "冤枉"})  # 409: the game is not over
     ending = {"character": "软件1", "colour": "red", "category": "cheating", "reason": "作弊",
               "faction_lost": True}  # fmt: skip
-    call("POST", f"/api/games/{gid}/cards", token, ending)
+    red_card = call("POST", f"/api/games/{gid}/cards", token, ending)["cards"][-1]["id"]
     made = call("POST", appeal, player, {"text": "冤枉"})
     call("GET", f"/api/games/{gid}/appeals", token)
     call("POST", f"/api/games/{gid}/appeals/{made['id']}/ruling", token, {"ruling": "upheld"})
+    # The registry: seats, a 场外助理, a ban (the admin's), records and the search.
+    seats = call("GET", f"/api/games/{gid}/seats", token)["seats"]
+    call("POST", f"/api/games/{gid}/assistants", token, {"character": "软件3", "assistant": "甲"})
+    call("POST", f"/api/games/{gid}/assistants", token, {"character": "路人", "assistant": "甲"})
+    app.config["ADMIN_TOKEN"] = admin = "conformance-admin"
+    pid = next(s["player_id"] for s in seats if s["character"] == "软件1")
+    ban = {"player_id": pid, "card_id": red_card, "reason": "作弊", "games": 1}
+    call("POST", "/api/registry/bans", admin, ban)
+    call("POST", "/api/registry/bans", admin, {**ban, "card_id": kept["cards"][0]["id"]})  # 409
+    call("GET", f"/api/registry/players/{pid}", admin)
+    call("POST", f"/api/registry/players/{pid}/names", admin, {"name": "软件一号"})
+    call("POST", f"/api/registry/players/{pid}/names", admin, {"name": "软件2"})  # 409
+    nine = next(s["player_id"] for s in seats if s["character"] == "软件9")
+    call("GET", f"/api/registry/players/{nine}", token)  # the appealed card and its ruling
+    call("GET", f"/api/registry/players/{pid}")
+    call("GET", "/api/registry/players/999999")  # 404
+    call("GET", "/api/registry/players?name=软件", admin)
     assert call.checked == {(e.method, e.rule) for e in ENDPOINTS}
 
 

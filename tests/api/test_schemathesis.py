@@ -61,7 +61,7 @@ DEAL_RULES = frozenset({"player_count", "unknown_role", "role_count", "unknown_c
 #: NFKC and case folding, and vote keywords (which depend on the NFKC form too)
 NAME_RULES = frozenset({"name_invisible", "name_collision", "name_keyword"})
 GAME_NAMES = re.compile(
-    r"\$(\.posts\[\d+\])?\.(author|character|actor|voter|target|roles)|\$\.players"
+    r"\$(\.posts\[\d+\])?\.(author|character|actor|voter|target|roles)|\$\.players(\[\d+\])?"
 )
 
 

@@ -105,6 +105,12 @@ SAMPLE_BODIES: dict[tuple[str, str], Any] = {
     ("GET", "/api/games/<game_id>/appeals"): None,
     ("POST", "/api/games/<game_id>/appeals/<appeal_id>/ruling"): {"ruling": "upheld"},
     ("GET", "/api/games/<game_id>/audit"): None,
+    ("GET", "/api/registry/players"): None,
+    ("GET", "/api/registry/players/<player_id>"): None,
+    ("POST", "/api/registry/players/<player_id>/names"): {"name": "别名"},
+    ("POST", "/api/registry/bans"): {"player_id": 1, "card_id": 1, "reason": "x", "games": 1},
+    ("GET", "/api/games/<game_id>/seats"): None,
+    ("POST", "/api/games/<game_id>/assistants"): {"character": "软件1", "assistant": "助理"},
 }
 #: creating a game takes no game token (only the admin token, when one is configured)
 NO_GAME_TOKEN = {("POST", "/api/games")}
@@ -124,6 +130,7 @@ def _every_endpoint(app: Flask, game: dict[str, Any], token: str) -> dict[str, t
     for (method, rule), body in SAMPLE_BODIES.items():
         path = rule.replace("<game_id>", game["id"]).replace("<sid>", str(sid))
         path = path.replace("<card_id>", "1").replace("<appeal_id>", "1")
+        path = path.replace("<player_id>", "1")
         response = client.open(path, method=method, json=body, headers=_auth(token))
         out[f"{method} {rule}"] = (response.status_code, response)
     return out
