@@ -14,6 +14,7 @@ from flask import Flask, Response, render_template, request
 from flask_wtf.csrf import ValidationError, generate_csrf, validate_csrf
 from werkzeug.exceptions import HTTPException
 
+from api.console.labels import colour_label
 from api.console.security import add_page_headers, configure_app
 from api.console.service import ConsoleError
 from api.console.sessions import current_director
@@ -49,6 +50,12 @@ def _headers(response: Response) -> Response:
 def console_csrf_token() -> str:
     """The CSRF token for console forms."""
     return generate_csrf()
+
+
+@console_bp.app_template_global("colour_label")
+def _colour_label(colour: str) -> str:
+    """A card colour in the seeds' words, for templates."""
+    return colour_label(colour)
 
 
 @console_bp.context_processor

@@ -19,7 +19,7 @@ def bodies(html: str) -> list[str]:
     """Every post body on the page, as the director reads it (marks removed, unescaped)."""
     return [
         unescape(re.sub(r"</?mark[^>]*>", "", b))
-        for b in re.findall(r'<div class="post" lang="zh">(.*?)</div>', html, re.S)
+        for b in re.findall(r'<div class="post" lang="zh" dir="auto">(.*?)</div>', html, re.S)
     ]
 
 
