@@ -92,12 +92,36 @@ def _unexpected(exc: Exception) -> tuple[str, int]:
     return render_template("console/error.html", game=None, message=message), 500
 
 
+def wants_page() -> bool:
+    """Whether the failed request is a person's (a browser asking for HTML) outside the JSON
+    API: a mistyped console address gets the console's Chinese page, a program gets JSON."""
+    if request.path.startswith("/api/") or request.path == "/api":
+        return False
+    best = request.accept_mimetypes.best_match(["application/json", "text/html"])
+    return best == "text/html"
+
+
+def _page_for_people(app: Flask) -> None:
+    """Outside the blueprint (an address no console route matches), answer a browser with the
+    console's error page and leave every other client the API's JSON handler."""
+    handlers = app.error_handler_spec.setdefault(None, {}).setdefault(None, {})
+    json_handler = handlers.get(HTTPException)
+
+    def _app_http_error(exc: HTTPException) -> Any:
+        if json_handler is not None and not wants_page():
+            return json_handler(exc)
+        return _http_error(exc)
+
+    app.register_error_handler(HTTPException, _app_http_error)
+
+
 def init_app(app: Flask) -> None:
     """Register the console on ``app`` (idempotent)."""
     if "console" in app.blueprints:
         return
     configure_app(app)
     app.register_blueprint(console_bp)
+    _page_for_people(app)
 
 
 #: The name the brief used; same function.

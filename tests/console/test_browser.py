@@ -202,7 +202,7 @@ def test_m72_red_card_and_inert_hostile_post(server: str, page: Any) -> None:
     expect(page.locator("#posts article.item")).to_have_count(3)
     page.select_option("#post-filters select[name=character]", "抖音")
     with page.expect_navigation():
-        page.click("#filter-posts")
+        page.click("#post-filters-submit")
     expect(page.locator("#posts article.item")).to_have_count(1)
     expect(page.locator("#posts .post")).to_have_text(HOSTILE)
     assert page.locator("#posts script, #posts img, #posts a[href^='javascript']").count() == 0
