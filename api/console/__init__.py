@@ -16,7 +16,7 @@ from werkzeug.exceptions import HTTPException
 
 from api.console.labels import colour_label
 from api.console.security import add_page_headers, configure_app
-from api.console.service import ConsoleError
+from api.console.service import ConsoleError, game_zone_name
 from api.console.sessions import current_director
 from api.console.views import console_bp
 from api.errors import ApiError
@@ -56,6 +56,12 @@ def console_csrf_token() -> str:
 def _colour_label(colour: str) -> str:
     """A card colour in the seeds' words, for templates."""
     return colour_label(colour)
+
+
+@console_bp.app_template_global("game_zone_name")
+def _game_zone_name() -> str:
+    """The zone every console time is shown in, named in the footer."""
+    return game_zone_name()
 
 
 @console_bp.context_processor

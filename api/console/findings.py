@@ -67,12 +67,13 @@ def finding_view(f: Mapping[str, Any]) -> dict[str, Any]:
     article = f.get("article") or {}
     strength = strength_of(via)
     evidence = _evidence_matches(f) if strength == "classifier" else []
+    # a pattern's "term" is its id in lexicons/patterns.yaml, not words for the page
+    show_term = strength == "word" and via != "exact" and bool(term) and term != match
     if strength == "classifier":
         # the classifier's "term" is its category key: the spans that drove it are the evidence
         shown = "、".join(f"“{m}”" for m in evidence[:3]) or f"“{match}”"
         how = f"{via_label(via)} 依据{shown}"
-    elif strength == "pattern" or via == "exact" or not term or term == match:
-        # a pattern's "term" is its id in lexicons/patterns.yaml, not words for the page
+    elif not show_term:
         how = f"“{match}” → {via_label(via)}"
     else:
         how = f"“{match}” → {via_label(via)} {term}"
@@ -86,6 +87,7 @@ def finding_view(f: Mapping[str, Any]) -> dict[str, Any]:
         "via": via,
         "via_name": via_label(via),
         "how": how,
+        "show_term": show_term,
         "strength": strength,
         "strength_name": STRENGTHS[strength],
         "evidence": evidence,

@@ -76,20 +76,30 @@ class ConsoleError(Exception):
         self.message = message
 
 
+def game_zone_name() -> str:
+    """The game's time zone (``CONSOLE_TIMEZONE``, default Asia/Shanghai: the seeds' 关门 times
+    are Beijing time); every time on every console page is shown in it."""
+    if has_app_context():
+        return str(current_app.config.get("CONSOLE_TIMEZONE", DEFAULT_TIMEZONE))
+    return DEFAULT_TIMEZONE
+
+
+def game_zone() -> tzinfo:
+    """:func:`game_zone_name` as a zone (UTC when the name is not a zone)."""
+    try:
+        return ZoneInfo(game_zone_name())
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
 def local_time(moment: datetime, fmt: str = "%m-%d %H:%M") -> str:
-    """``moment`` in the console's zone (``CONSOLE_TIMEZONE``, default Beijing time).
+    """``moment`` in the game's zone (:func:`game_zone`), with the date by default.
 
     >>> from datetime import timezone
-    >>> local_time(datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc), "%H:%M")
-    '20:00'
+    >>> local_time(datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc))
+    '11-30 04:00'
     """
-    name = DEFAULT_TIMEZONE
-    if has_app_context():
-        name = str(current_app.config.get("CONSOLE_TIMEZONE", DEFAULT_TIMEZONE))
-    try:
-        zone: tzinfo = ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        zone = UTC
+    zone = game_zone()
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(zone).strftime(fmt)
@@ -1122,7 +1132,7 @@ def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
         if described is None:
             continue
         css, text = described
-        entries.append((day, at, order, {"kind": css, "text": text, "at": local_time(at, "%H:%M")}))
+        entries.append((day, at, order, {"kind": css, "text": text, "at": local_time(at)}))
     cards = session.scalars(select(Card).where(Card.game_id == row.id).order_by(Card.id)).all()
     revoked = revocations_of(session, row.id)
     for c in cards:
@@ -1131,7 +1141,7 @@ def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
             text += f"（已撤销：{revoked[c.id].reason}）"
         entries.append(
             (c.day, c.created_at, 10**9 + c.id, {"kind": f"card card-{c.colour}", "text": text,
-                                                 "at": c.created_at.strftime("%H:%M")})
+                                                 "at": local_time(c.created_at)})
         )  # fmt: skip
     entries.sort(key=lambda e: (e[0], e[1], e[2]))
     days: dict[int, list[dict[str, str]]] = {}
