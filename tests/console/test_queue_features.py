@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from html import unescape
 from pathlib import Path
-from urllib.parse import unquote
 from typing import Any
+from urllib.parse import unquote
 
 import yaml
 from flask import Flask
@@ -93,9 +93,9 @@ def test_a_ruling_returns_to_the_filtered_queue_page(console: Any, game: dict[st
 def test_classifier_only_evidence_does_not_look_like_a_matched_word() -> None:
     exact = finding_view({"category": "insult", "via": "exact", "match": "傻逼", "term": "傻逼",
                           "confidence": 0.95})  # fmt: skip
+    span = {"start": 0, "end": 3, "match": "你是猪", "weight": 1.0}
     model = finding_view({"category": "insult", "via": "classifier", "match": "你是猪",
-                          "term": "insult", "confidence": 0.23,
-                          "evidence": [{"start": 0, "end": 3, "match": "你是猪", "weight": 1.0}]})  # fmt: skip
+                          "term": "insult", "confidence": 0.23, "evidence": [span]})  # fmt: skip
     pattern = finding_view({"category": "evidence", "via": "pattern", "match": "http://x.cn",
                             "term": "evidence-url-scheme", "confidence": 0.95})  # fmt: skip
     assert (exact["strength_name"], model["strength_name"], pattern["strength_name"]) == (
