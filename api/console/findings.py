@@ -13,7 +13,7 @@ what the director reads instead of the category key the model returns as its "te
 ...     "term": "insult", "confidence": 0.23,
 ...     "evidence": [{"start": 0, "end": 3, "match": "你是猪", "weight": 2.0}]})
 >>> view["how"], view["strength_name"], view["evidence"]
-('模型判断 依据“你是猪”', '仅模型判断', ['你是猪'])
+('分类模型 依据“你是猪”', '仅模型判断', ['你是猪'])
 """
 
 from __future__ import annotations
