@@ -208,7 +208,8 @@ def test_m72_red_card_and_inert_hostile_post(server: str, page: Any) -> None:
     assert page.locator("#posts script, #posts img, #posts a[href^='javascript']").count() == 0
     with page.expect_navigation():
         page.click("#posts .suggest-link")
-    assert page.url.endswith(f"/queue?status=decided#s-{sids[1]}")
+    assert page.url.endswith(f"/queue?status=decided&character=%E6%8A%96%E9%9F%B3#s-{sids[1]}")
+    expect(page.locator(f"#s-{sids[1]}")).to_be_visible()
 
     # 替补 through the players page's form.
     page.goto(server + "/players")
