@@ -26,6 +26,7 @@ from game_rules.penalties import (
     load_penalty_rules,
     suggest_card,
 )
+from moderation.screen import display_names
 
 GREEN = CardColour.GREEN.value
 BLUE = CardColour.BLUE.value
@@ -39,43 +40,15 @@ SOURCES = {
     "escalation": CardSource.ESCALATION,
 }
 
-CATEGORY_NAMES = {
-    "insult": "侮辱性语言",
-    "oath": "发誓与诅咒",
-    "vest": "马甲",
-    "director": "提及导演",
-    "evidence": "贴证",
-    "real_life": "现实生活",
-    "meta": "讨论游戏责任或评奖",
-    "emotional": "情绪发言",
-    "font": "字体",
-    "water": "纯水帖",
-    "zombie": "诈尸",
-    "lurking": "潜水",
-    "no_vote": "未投票",
-    "missed_action": "未在规定时间内行使特权",
-    "multi_account": "串号",
-    "cheating": "作弊",
-    "avatar": "头像签名档透露信息",
-    "off_site": "在版杀以外的帖子中发言",
-    "delete_post": "自行删帖",
-    "floor_reply": "楼中楼",
-    "other": "其它",
-}
-VIA_NAMES = {
-    "exact": "原词",
-    "emoji": "表情代字",
-    "traditional": "繁体",
-    "width": "全半角",
-    "noise": "夹杂符号",
-    "repeat": "叠字",
-    "homophone": "音近",
-    "initials": "拼音首字母",
-    "shape": "形近",
-    "split": "拆字",
-    "pattern": "句式",
-    "classifier": "分类器",
-}
+
+def category_names() -> Mapping[str, str]:
+    """Chinese names of every category, from ``lexicons/categories.yaml`` (the one table)."""
+    return display_names()["categories"]
+
+
+def category_keys() -> tuple[str, ...]:
+    """Every category a card may carry, in the table's order."""
+    return tuple(k for k in category_names() if k in KNOWN_CATEGORIES)
 
 
 def rules(ruleset: str) -> PenaltyRules:
@@ -97,12 +70,12 @@ def colour_name(colour: str) -> str:
 
 def category_name(category: str) -> str:
     """Chinese name of a finding or game category."""
-    return CATEGORY_NAMES.get(category, category)
+    return category_names().get(category, category)
 
 
 def via_name(via: str) -> str:
     """Chinese name of how a finding matched."""
-    return VIA_NAMES.get(via, via)
+    return display_names()["via"].get(via, via)
 
 
 def known_category(category: str) -> bool:

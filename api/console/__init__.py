@@ -16,8 +16,9 @@ from flask_wtf.csrf import ValidationError, generate_csrf, validate_csrf
 from werkzeug.exceptions import HTTPException
 
 from api.console import registry_views  # noqa: F401  (its pages join console_bp)
+from api.console.labels import colour_label
 from api.console.security import add_page_headers, configure_app
-from api.console.service import ConsoleError
+from api.console.service import ConsoleError, game_zone_name
 from api.console.sessions import current_director
 from api.console.views import console_bp
 from api.errors import ApiError
@@ -51,6 +52,18 @@ def _headers(response: Response) -> Response:
 def console_csrf_token() -> str:
     """The CSRF token for console forms."""
     return generate_csrf()
+
+
+@console_bp.app_template_global("colour_label")
+def _colour_label(colour: str) -> str:
+    """A card colour in the seeds' words, for templates."""
+    return colour_label(colour)
+
+
+@console_bp.app_template_global("game_zone_name")
+def _game_zone_name() -> str:
+    """The zone every console time is shown in, named in the footer."""
+    return game_zone_name()
 
 
 @console_bp.context_processor
@@ -87,12 +100,36 @@ def _unexpected(exc: Exception) -> tuple[str, int]:
     return render_template("console/error.html", game=None, message=message), 500
 
 
+def wants_page() -> bool:
+    """Whether the failed request is a person's (a browser asking for HTML) outside the JSON
+    API: a mistyped console address gets the console's Chinese page, a program gets JSON."""
+    if request.path.startswith("/api/") or request.path == "/api":
+        return False
+    best = request.accept_mimetypes.best_match(["application/json", "text/html"])
+    return best == "text/html"
+
+
+def _page_for_people(app: Flask) -> None:
+    """Outside the blueprint (an address no console route matches), answer a browser with the
+    console's error page and leave every other client the API's JSON handler."""
+    handlers = app.error_handler_spec.setdefault(None, {}).setdefault(None, {})
+    json_handler = handlers.get(HTTPException)
+
+    def _app_http_error(exc: HTTPException) -> Any:
+        if json_handler is not None and not wants_page():
+            return json_handler(exc)
+        return _http_error(exc)
+
+    app.register_error_handler(HTTPException, _app_http_error)
+
+
 def init_app(app: Flask) -> None:
     """Register the console on ``app`` (idempotent)."""
     if "console" in app.blueprints:
         return
     configure_app(app)
     app.register_blueprint(console_bp)
+    _page_for_people(app)
 
 
 #: The name the brief used; same function.

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from game_rules.enums import LABELLED
+from moderation.screen import display_names
 
 LABELS_FILE = Path(__file__).with_name("labels.yaml")
 
@@ -48,8 +49,8 @@ def label(table: str, key: str | None) -> str:
 
 
 def via_label(via: str) -> str:
-    """How a finding matched, e.g. ``homophone`` -> 音近."""
-    return label("via", via)
+    """How a finding matched, e.g. ``homophone`` -> 音近 (``lexicons/categories.yaml``)."""
+    return display_names()["via"].get(via, via)
 
 
 def colour_label(colour: str) -> str:

@@ -29,8 +29,7 @@ from api import cardrules, schemas
 from api.auth import DIRECTOR, PLAYER, hash_token
 from api.card_store import ledger_for, revocations_of
 from api.closing import activity_counts, close_day, close_night
-from api.console.forms import MAX_NAME, PLAN_SEPARATOR, decision_for
-from api.console.highlight import highlight, spans_from_findings
+from api.console.forms import MAX_NAME, PLAN_SEPARATOR
 from api.console.labels import (
     cause_label,
     colour_label,
@@ -39,15 +38,11 @@ from api.console.labels import (
     labels,
     phase_label,
     skill_label,
-    thread_label,
-    via_label,
 )
 from api.database import db
 from api.errors import ApiError, NotFound
 from api.gameplay import Game, action_from_json
-from api.ingest import THREADS
 from api.locking import characters_of, locked_game, read_game
-from api.rulings import decide, find_suggestion
 from api.rulings import give_card as referee_give_card
 from api.schema import SchemaError
 from api.store import audit, lock_game
@@ -56,10 +51,9 @@ from game_rules import actions as act
 from game_rules.events import Announced, Substituted, Told
 from game_rules.params import load_params
 from game_rules.penalties import CardColour
-from models.cards import Card, Decision, Suggestion
+from models.cards import Card, Suggestion
 from models.game import Game as GameRow
 from models.game import GameEvent, Token
-from models.posts import Post
 
 #: the new-game form's rulesets: the seeds' three and their variant files (game_rules/rulesets)
 RULESETS = ("m72", "m08", "m08_12", "wa004", "wa004_consent")
@@ -82,29 +76,39 @@ class ConsoleError(Exception):
         self.message = message
 
 
+def game_zone_name() -> str:
+    """The game's time zone (``CONSOLE_TIMEZONE``, default Asia/Shanghai: the seeds' 关门 times
+    are Beijing time); every time on every console page is shown in it."""
+    if has_app_context():
+        return str(current_app.config.get("CONSOLE_TIMEZONE", DEFAULT_TIMEZONE))
+    return DEFAULT_TIMEZONE
+
+
+def game_zone() -> tzinfo:
+    """:func:`game_zone_name` as a zone (UTC when the name is not a zone)."""
+    try:
+        return ZoneInfo(game_zone_name())
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
 def local_time(moment: datetime, fmt: str = "%m-%d %H:%M") -> str:
-    """``moment`` in the console's zone (``CONSOLE_TIMEZONE``, default Beijing time).
+    """``moment`` in the game's zone (:func:`game_zone`), with the date by default.
 
     >>> from datetime import timezone
-    >>> local_time(datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc), "%H:%M")
-    '20:00'
+    >>> local_time(datetime(2026, 11, 29, 20, 0, tzinfo=timezone.utc))
+    '11-30 04:00'
     """
-    name = DEFAULT_TIMEZONE
-    if has_app_context():
-        name = str(current_app.config.get("CONSOLE_TIMEZONE", DEFAULT_TIMEZONE))
-    try:
-        zone: tzinfo = ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        zone = UTC
+    zone = game_zone()
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(zone).strftime(fmt)
 
 
 def api_message(exc: ApiError) -> str:
-    """The service's error as one line for a flash message."""
-    rule = exc.extra.get("rule")
-    return f"{exc.message}（规则：{rule}）" if rule else exc.message
+    """The service's error as one line for a flash message: the seed's words the error carries
+    (its ``rule`` key is for programs, never shown on a page)."""
+    return exc.message
 
 
 # ---------------------------------------------------------------------------------------------
@@ -344,141 +348,7 @@ def ledger_summary(
 
 
 # ---------------------------------------------------------------------------------------------
-# Review queue
-
-
-def _finding_view(f: Mapping[str, Any]) -> dict[str, Any]:
-    via = str(f.get("via") or "exact")
-    match = str(f.get("match", ""))
-    term = str(f.get("term") or "")
-    article = f.get("article") or {}
-    if via == "exact" or not term or term == match:
-        how = f"“{match}” → {via_label(via)}"
-    else:
-        how = f"“{match}” → {via_label(via)} {term}"
-    return {
-        "category": f.get("category", ""),
-        "category_name": cardrules.category_name(str(f.get("category", ""))),
-        "via": via,
-        "via_name": via_label(via),
-        "how": how,
-        "match": match,
-        "term": term,
-        "start": f.get("start"),
-        "end": f.get("end"),
-        "confidence": float(f.get("confidence", 0.0)),
-        "article_code": article.get("code", "") if isinstance(article, Mapping) else "",
-        "article_text": article.get("text", "") if isinstance(article, Mapping) else "",
-    }
-
-
-def queue(session: Session, row: GameRow, game: Game, status: str) -> list[dict[str, Any]]:
-    """The review queue: each suggestion with its post highlighted, findings and history."""
-    query = (
-        select(Suggestion, Post, Decision)
-        .outerjoin(Post, Post.id == Suggestion.post_id)
-        .outerjoin(Decision, Decision.suggestion_id == Suggestion.id)
-        .where(Suggestion.game_id == row.id)
-        .order_by(Suggestion.id)
-    )
-    if status in ("pending", "decided"):
-        query = query.where(Suggestion.status == status)
-    rows = session.execute(query).all()
-    ledgers = cards_by_character(session, row)
-    revoked = revoked_ids(session, row)
-    may_lose = cardrules.may_declare_faction_lost(row.ruleset)
-    items: list[dict[str, Any]] = []
-    for s, post, decision in rows:
-        reasons = [r for r in s.reasons if isinstance(r, Mapping)]
-        findings = [_finding_view(r["finding"]) for r in reasons if "finding" in r]
-        if post is not None and not findings:
-            # Findings below the violation line are still worth showing as context.
-            findings = [
-                _finding_view(f) for f in post.findings if f.get("category") not in ("water",)
-            ]
-        summary_reason = next(
-            (r for r in reasons if "allowed" in r or "history" in r), reasons[-1] if reasons else {}
-        )
-        article = summary_reason.get("article") if isinstance(summary_reason, Mapping) else None
-        article = article if isinstance(article, Mapping) else None
-        history = summary_reason.get("history") if isinstance(summary_reason, Mapping) else None
-        other_texts = [
-            str(r.get("text", ""))
-            for r in reasons
-            if "finding" not in r and r is not summary_reason
-        ]
-        body = post.body if post is not None else ""
-        spans = spans_from_findings(post.findings if post is not None else [], len(body))
-        allowed = list(summary_reason.get("allowed") or DECIDABLE)
-        now = ledger_summary(row.ruleset, s.character, ledgers.get(s.character, []), revoked)
-        items.append(
-            {
-                "id": s.id,
-                "character": s.character,
-                "alive": game.state.is_alive(s.character),
-                "kind": s.kind,
-                "kind_name": label("suggestion_kinds", s.kind),
-                "category": s.category,
-                "category_name": cardrules.category_name(s.category),
-                "colour": s.colour,
-                "colour_name": colour_label(s.colour),
-                "day": s.day,
-                "status": s.status,
-                "post": None
-                if post is None
-                else {
-                    "forum_post_id": post.forum_post_id,
-                    "thread_name": thread_label(post.thread),
-                    "day": post.day,
-                    "posted_at": local_time(post.posted_at),
-                    "html": highlight(body, spans),
-                    "length": len(body),
-                },
-                "findings": findings,
-                "confidence": max((f["confidence"] for f in findings), default=None),
-                "article": None
-                if article is None
-                else {
-                    "code": article.get("code", ""),
-                    "cite": article.get("cite") or article.get("text", ""),
-                    "text": article.get("text", ""),
-                },
-                "reason_text": _without_cite(
-                    str(summary_reason.get("text", ""))
-                    if isinstance(summary_reason, Mapping)
-                    else "",
-                    str(article.get("cite", "")) if article else "",
-                ),
-                "other_reasons": [t for t in other_texts if t],
-                "history_then": history.get("summary") if isinstance(history, Mapping) else None,
-                "ledger": now,
-                "allowed": [c for c in DECIDABLE if c in allowed or c == "green"],
-                "may_declare_lost": may_lose,
-                "decision": None
-                if decision is None
-                else {
-                    "action": decision.action,
-                    "colour": decision.colour,
-                    "colour_name": colour_label(decision.colour),
-                    "note": decision.note,
-                    "faction_lost": decision.faction_lost,
-                    "decided_by": decision.decided_by,
-                    "decided_at": local_time(decision.decided_at),
-                },
-            }
-        )
-    return items
-
-
-def _without_cite(text: str, cite: str) -> str:
-    """The suggestion's reasoning without the article citation already quoted above it.
-
-    >>> _without_cite("第2条：侮辱；此前没有同类违规", "第2条：侮辱")
-    '此前没有同类违规'
-    """
-    if cite and text.startswith(cite):
-        return text[len(cite) :].lstrip("；;，, ")
-    return text
+# Cards given (the review queue's rulings and the players page's direct cards)
 
 
 @dataclass(frozen=True)
@@ -489,43 +359,6 @@ class DecisionResult:
     cards: list[str] = field(default_factory=list)
     announcements: list[str] = field(default_factory=list)
     ended: bool = False
-
-
-def decide_suggestion(
-    game_id: str, sid: int, *, colour: str, note: str, faction_lost: bool, actor: str
-) -> DecisionResult:
-    """The director's ruling on suggestion ``sid`` of ``game_id`` (another game's is not found)."""
-    if colour not in DECIDABLE:
-        raise ConsoleError(f"未知的牌色：{colour}")
-    if len(note) > 2000:
-        raise ConsoleError("备注不能超过2000字")
-    try:
-        with locked_game(game_id) as (session, locked):
-            suggestion = find_suggestion(session, sid)
-            if suggestion.game_id != game_id:
-                raise ConsoleError("没有这条待审建议")
-            session.refresh(suggestion)
-            action, changed = decision_for(suggestion.colour, colour)
-            result = decide(
-                locked,
-                suggestion,
-                action=action,
-                colour=changed,
-                note=note,
-                faction_lost=faction_lost,
-                actor=actor,
-            )
-    except NotFound as exc:
-        raise ConsoleError("没有这条待审建议") from exc
-    except ApiError as exc:
-        raise ConsoleError(api_message(exc)) from exc
-    ejected = result.get("ejected") or {}
-    return DecisionResult(
-        colour=colour,
-        cards=[f"{c['character']}：{colour_label(c['colour'])}" for c in result["cards"]],
-        announcements=list(ejected.get("announcements", [])),
-        ended=bool(result["outcome"].get("ended")),
-    )
 
 
 def give_card(
@@ -1299,7 +1132,7 @@ def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
         if described is None:
             continue
         css, text = described
-        entries.append((day, at, order, {"kind": css, "text": text, "at": local_time(at, "%H:%M")}))
+        entries.append((day, at, order, {"kind": css, "text": text, "at": local_time(at)}))
     cards = session.scalars(select(Card).where(Card.game_id == row.id).order_by(Card.id)).all()
     revoked = revocations_of(session, row.id)
     for c in cards:
@@ -1308,7 +1141,7 @@ def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
             text += f"（已撤销：{revoked[c.id].reason}）"
         entries.append(
             (c.day, c.created_at, 10**9 + c.id, {"kind": f"card card-{c.colour}", "text": text,
-                                                 "at": c.created_at.strftime("%H:%M")})
+                                                 "at": local_time(c.created_at)})
         )  # fmt: skip
     entries.sort(key=lambda e: (e[0], e[1], e[2]))
     days: dict[int, list[dict[str, str]]] = {}
@@ -1335,233 +1168,6 @@ def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
     }
 
 
-# ---------------------------------------------------------------------------------------------
-# Posts
-
-
-#: posts per page of the posts list (app config ``CONSOLE_POSTS_PER_PAGE``)
-DEFAULT_POSTS_PER_PAGE = 50
-
-
-def posts_per_page() -> int:
-    """Posts per page of the posts list."""
-    value = DEFAULT_POSTS_PER_PAGE
-    if has_app_context():
-        value = int(current_app.config.get("CONSOLE_POSTS_PER_PAGE", DEFAULT_POSTS_PER_PAGE))
-    return max(1, value)
-
-
-@dataclass(frozen=True)
-class PostFilters:
-    """The posts list's filters (None / False: not filtered)."""
-
-    character: str | None = None
-    day: int | None = None
-    thread: str | None = None
-    flagged: bool = False
-
-    def query_args(self) -> dict[str, str]:
-        """The filters as query-string arguments, for paging links.
-
-        >>> PostFilters(character="甲", flagged=True).query_args()
-        {'character': '甲', 'flagged': '1'}
-        """
-        args: dict[str, str] = {}
-        if self.character is not None:
-            args["character"] = self.character
-        if self.day is not None:
-            args["day"] = str(self.day)
-        if self.thread is not None:
-            args["thread"] = self.thread
-        if self.flagged:
-            args["flagged"] = "1"
-        return args
-
-
-def post_filters(
-    args: Mapping[str, str], characters: Sequence[str]
-) -> tuple[PostFilters, list[str]]:
-    """The filters from a query string; a value that names nothing is dropped with a notice.
-
-    >>> post_filters({"character": "乙", "day": "2", "flagged": "1"}, ["甲", "乙"])
-    (PostFilters(character='乙', day=2, thread=None, flagged=True), [])
-    >>> for notice in post_filters({"character": "丙", "day": "x", "thread": "chat"}, ["甲"])[1]:
-    ...     print(notice)
-    没有名为「丙」的角色，已显示所有角色的帖子
-    天数“x”无效，已显示所有天
-    没有“chat”这种帖子，已显示所有帖子
-    """
-    notices: list[str] = []
-    character: str | None = args.get("character") or None
-    if character is not None and character not in characters:
-        notices.append(f"没有名为「{character}」的角色，已显示所有角色的帖子")
-        character = None
-    raw_day = args.get("day") or ""
-    day: int | None = None
-    if raw_day:
-        if raw_day.isdigit() and len(raw_day) <= 4:
-            day = int(raw_day)
-        else:
-            notices.append(f"天数“{raw_day}”无效，已显示所有天")
-    thread: str | None = args.get("thread") or None
-    if thread is not None and thread not in THREADS:
-        notices.append(f"没有“{thread}”这种帖子，已显示所有帖子")
-        thread = None
-    flagged = args.get("flagged") == "1"
-    return PostFilters(character, day, thread, flagged), notices
-
-
-def page_number(raw: str | None) -> int:
-    """A page number from the query string (1 when missing or not a number).
-
-    >>> page_number("3"), page_number("0"), page_number("-1"), page_number(None)
-    (3, 1, 1, 1)
-    """
-    if raw is None or not raw.isdigit() or len(raw) > 6:
-        return 1
-    return max(1, int(raw))
-
-
-def page_links(page: int, pages: int, around: int = 2) -> list[int | None]:
-    """Page numbers to link: the first, the last and ``around`` either side; None is a gap.
-
-    >>> page_links(6, 12)
-    [1, None, 4, 5, 6, 7, 8, None, 12]
-    >>> page_links(1, 3)
-    [1, 2, 3]
-    """
-    shown = sorted({1, pages, *range(max(1, page - around), min(pages, page + around) + 1)})
-    out: list[int | None] = []
-    for number in shown:
-        if out and out[-1] is not None and number - out[-1] > 1:
-            out.append(None)
-        out.append(number)
-    return out
-
-
-def _vote_view(
-    post: Post, final: Mapping[int, Mapping[str, Mapping[str, Any]]]
-) -> dict[str, str] | None:
-    """How a vote-thread post counted: 有效 (and whether a later ballot replaced it) or not."""
-    if post.thread != "vote":
-        return None
-    if post.zombie:
-        rejected = label("vote_status", "rejected")
-        return {"status": "rejected", "status_name": rejected, "detail": "诈尸：出局角色的投票不计"}
-    vote = post.vote if isinstance(post.vote, Mapping) else None
-    if vote is None:
-        return None
-    status = str(vote.get("status", ""))
-    out = {"status": status, "status_name": label("vote_status", status), "detail": "", "later": ""}
-    if status == "counted":
-        target = vote.get("target")
-        out["detail"] = (f"投给{target}" if target else "弃权") + (
-            "（改票）" if vote.get("is_change") else ""
-        )
-        last = final.get(post.day, {}).get(post.author)
-        if last is not None and last["post_id"] != post.forum_post_id:
-            now = f"投给{last['target']}" if last["target"] else "弃权"
-            how = "导演代投" if last["proxy"] else "改票"
-            out["later"] = f"已被之后的{how}取代（{now}）"
-    else:
-        out["detail"] = str(vote.get("message", ""))
-    return out
-
-
-def _post_suggestion_view(s: Suggestion, decision: Decision | None) -> dict[str, Any]:
-    return {
-        "id": s.id,
-        "kind_name": label("suggestion_kinds", s.kind),
-        "category_name": cardrules.category_name(s.category),
-        "colour": s.colour,
-        "colour_name": colour_label(s.colour),
-        "status": s.status,
-        "decided_colour": decision.colour if decision else None,
-        "decided_name": colour_label(decision.colour) if decision else "",
-    }
-
-
-def posts_page(
-    session: Session, row: GameRow, game: Game, filters: PostFilters, page: int
-) -> dict[str, Any]:
-    """One page of the game's posts in thread order (day, then posting time), grouped by day,
-    each with its findings highlighted, how its vote counted and its suggestion's status."""
-    flagged = (
-        select(Suggestion.id)
-        .where(Suggestion.game_id == row.id, Suggestion.post_id == Post.id)
-        .exists()
-    )
-    where = [Post.game_id == row.id]
-    if filters.character is not None:
-        where.append(Post.author == filters.character)
-    if filters.day is not None:
-        where.append(Post.day == filters.day)
-    if filters.thread is not None:
-        where.append(Post.thread == filters.thread)
-    if filters.flagged:
-        where.append(flagged)
-    total = int(session.scalar(select(func.count()).select_from(Post).where(*where)) or 0)
-    per_page = posts_per_page()
-    pages = max(1, -(-total // per_page))
-    page = min(page, pages)
-    posts = session.scalars(
-        select(Post)
-        .where(*where)
-        .order_by(Post.day, Post.posted_at, Post.id)
-        .offset((page - 1) * per_page)
-        .limit(per_page)
-    ).all()
-    suggestions: dict[int, list[tuple[Suggestion, Decision | None]]] = defaultdict(list)
-    if posts:
-        for s, decision in session.execute(
-            select(Suggestion, Decision)
-            .outerjoin(Decision, Decision.suggestion_id == Suggestion.id)
-            .where(Suggestion.game_id == row.id, Suggestion.post_id.in_([p.id for p in posts]))
-            .order_by(Suggestion.id)
-        ):
-            suggestions[s.post_id or 0].append((s, decision))
-    final = votes_by_day(game)
-    groups: list[dict[str, Any]] = []
-    for post in posts:
-        if not groups or groups[-1]["day"] != post.day:
-            groups.append({"day": post.day, "title": day_title(post.day), "posts": []})
-        findings = [f for f in post.findings if f.get("category") != "water"]
-        linked = [_post_suggestion_view(s, d) for s, d in suggestions.get(post.id, [])]
-        groups[-1]["posts"].append(
-            {
-                "id": post.id,
-                "forum_post_id": post.forum_post_id,
-                "author": post.author,
-                "thread": post.thread,
-                "thread_name": thread_label(post.thread),
-                "posted_at": local_time(post.posted_at),
-                "html": highlight(post.body, spans_from_findings(findings, len(post.body))),
-                "water": post.is_water,
-                "zombie": post.zombie,
-                "findings": [_finding_view(f) for f in findings],
-                "vote": _vote_view(post, final),
-                "suggestions": linked,
-                "colour": linked[0]["colour"] if linked else "",
-            }
-        )
-    post_days = session.scalars(select(Post.day).where(Post.game_id == row.id).distinct()).all()
-    return {
-        "groups": groups,
-        "total": total,
-        "page": page,
-        "pages": pages,
-        "page_links": page_links(page, pages),
-        "filters": filters,
-        "query": filters.query_args(),
-        "characters": list(game.characters),
-        "days": [
-            {"day": d, "title": day_title(d)}
-            for d in sorted({*post_days, *range(1, max(game.state.day, 1) + 1)})
-        ],
-        "threads": {t: thread_label(t) for t in THREADS},
-    }
-
-
 def ensure_int(raw: str | None, what: str) -> int:
     """A positive id from a form or URL, or :class:`ConsoleError`."""
     if raw is None or not raw.isdigit() or len(raw) > 12:
@@ -1575,11 +1181,9 @@ __all__ = [
     "DecisionResult",
     "GameSummary",
     "create_game",
-    "decide_suggestion",
     "game_for_director_token",
     "give_card",
     "players",
-    "queue",
     "reading",
     "summary",
     "timeline",

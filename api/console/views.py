@@ -24,7 +24,8 @@ from flask import (
 )
 from werkzeug.wrappers import Response as BaseResponse
 
-from api.console import service, trust
+from api.console import posts_page, service, trust
+from api.console import queue as queue_page
 from api.console.chart import activity_chart
 from api.console.forms import (
     FormInputError,
@@ -45,8 +46,6 @@ console_bp = Blueprint(
     static_folder="static",
     static_url_path="/console/static",
 )
-
-QUEUE_STATUSES = {"pending": "待审", "decided": "已判", "all": "全部"}
 
 
 def _director_game() -> str:
@@ -161,37 +160,54 @@ def deal() -> str:
 @console_bp.get("/queue")
 @director_required
 def review_queue() -> str:
-    """Suggested cards with their evidence, to confirm, change or dismiss."""
+    """Suggested cards with their evidence, to confirm, change or dismiss; filtered, paged."""
     status = request.args.get("status", "pending")
-    if status not in QUEUE_STATUSES:
+    if status not in queue_page.STATUSES:
         status = "pending"
-    return _page(
-        "console/queue.html",
-        status=status,
-        statuses=QUEUE_STATUSES,
-        _build=lambda session, row, game: {
-            "items": service.queue(session, row, game, status),
-        },
-    )
+
+    def build(session: Any, row: Any, game: Any) -> dict[str, Any]:
+        filters, notices = posts_page.post_filters(request.args, game.characters)
+        page = posts_page.page_number(request.args.get("page"))
+        return {**queue_page.queue(session, row, game, status, filters, page), "notices": notices}
+
+    return _page("console/queue.html", status=status, statuses=queue_page.STATUSES, _build=build)
 
 
 @console_bp.post("/queue/<sid>")
 @director_required
-def decide(sid: str) -> BaseResponse:
-    """One click: the colour pressed is the ruling (green = dismiss)."""
+def decide(sid: str) -> BaseResponse | str:
+    """One click: the colour pressed is the ruling (green = dismiss); a red card, direct or by
+    escalation, asks for a second step first (the confirmation page)."""
+    colour = request.form.get("colour", "")
+    note = request.form.get("note", "").strip()
+    faction_lost = request.form.get("faction_lost") == "1"
+    back = request.form.get("back", "")
     try:
         suggestion_id = service.ensure_int(sid, "建议编号")
-        result = service.decide_suggestion(
+        result = queue_page.decide_suggestion(
             _director_game(),
             suggestion_id,
-            colour=request.form.get("colour", ""),
-            note=request.form.get("note", "").strip(),
-            faction_lost=request.form.get("faction_lost") == "1",
+            colour=colour,
+            note=note,
+            faction_lost=faction_lost,
             actor=_actor(),
+            confirmed=request.form.get("confirmed") == "1",
+        )
+    except queue_page.NeedsConfirmation as exc:
+        return _page(
+            "console/queue_confirm.html",
+            warning=exc.message,
+            sid=exc.sid,
+            character=exc.character,
+            colour=exc.colour,
+            colour_name=colour_label(exc.colour),
+            note=note,
+            faction_lost=faction_lost,
+            back=_queue_return(back),
         )
     except ConsoleError as exc:
         flash(exc.message, "error")
-        return _back("console.review_queue")
+        return redirect(_queue_return(back))
     if result.colour == "green":
         flash(f"#{suggestion_id} 已驳回（绿牌，不予判罚）", "ok")
     else:
@@ -202,7 +218,17 @@ def decide(sid: str) -> BaseResponse:
         flash(f"公示：{line}", "red")
     if result.ended:
         flash("游戏已经结束", "red")
-    return _back("console.review_queue")
+    return redirect(_queue_return(back))
+
+
+def _queue_return(back: str) -> str:
+    """Where a ruling returns: the queue page it was made on (its query string), never elsewhere.
+
+    Only a query string is taken from the form, so no form can send the director off-site."""
+    query = back.split("?", 1)[1] if back.startswith("/queue?") else ""
+    if query and all(c not in query for c in "\r\n#"):
+        return url_for("console.review_queue") + "?" + query
+    return url_for("console.review_queue")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -419,9 +445,9 @@ def posts() -> str:
     """Every post of the game in thread order, by day, paged; filters: character, day, flagged."""
 
     def build(session: Any, row: Any, game: Any) -> dict[str, Any]:
-        filters, notices = service.post_filters(request.args, game.characters)
-        page = service.page_number(request.args.get("page"))
-        return {**service.posts_page(session, row, game, filters, page), "notices": notices}
+        filters, notices = posts_page.post_filters(request.args, game.characters)
+        page = posts_page.page_number(request.args.get("page"))
+        return {**posts_page.posts_page(session, row, game, filters, page), "notices": notices}
 
     return _page("console/posts.html", _build=build)
 

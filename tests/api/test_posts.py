@@ -338,7 +338,7 @@ def test_card_reasons_list_each_piece_of_evidence_once(classifier_app: Flask, ap
     (finding,) = alone["findings"]
     shown = "、".join(f"“{e['match']}”" for e in finding["evidence"][:3])
     texts = [r["text"] for r in alone["suggestion"]["reasons"] if "finding" in r]
-    assert texts == [f"侮辱性语言：“{finding['match']}”（分类器判断，依据{shown}）"]
+    assert texts == [f"侮辱性语言：“{finding['match']}”（分类模型判断，依据{shown}）"]
     # the finding's span is its strongest evidence, a part of the post, not the whole post
     assert finding["match"] == finding["evidence"][0]["match"]
     assert finding["match"] in "你这种人真是让人看不起，建议回炉重造"

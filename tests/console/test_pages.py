@@ -292,7 +292,7 @@ def test_hostile_post_is_escaped(console: Any, game: dict[str, Any]) -> None:
     assert "&lt;img src=x onerror=&#34;alert(2)&#34;&gt;" in html
     assert "&amp;amp;" in html  # the player's own "&amp;" is shown as typed
     assert 'href="javascript' not in html
-    post = re.search(r'<div class="post" lang="zh">(.*?)</div>', html, re.S)
+    post = re.search(r'<div class="post" lang="zh" dir="auto">(.*?)</div>', html, re.S)
     assert post is not None and unescape(re.sub(r"</?mark[^>]*>", "", post.group(1))) == HOSTILE
 
 
@@ -305,8 +305,8 @@ def test_highlight_offsets_mark_the_evidence(console: Any, game: dict[str, Any])
     html = item_html(console.html("/queue"), result["suggestion"]["id"])
     assert marks(html) == ["曹尼玛", "我发誓"]
     assert "&lt;b&gt;前缀&lt;/b&gt;<mark" in html
-    assert "“曹尼玛” → 音近 操你妈" in unescape(html)
-    assert "“我发誓” → 原文" in unescape(html)
+    assert "“曹尼玛” → 音近 操你妈" in unescape(re.sub(r"</?bdi>", "", html))
+    assert "“我发誓” → 原文" in unescape(re.sub(r"</?bdi>", "", html))
     assert "2(3)" in html and "侮辱性词汇用来称呼或表达感叹" in html
     assert "置信度 95%" in html
     assert "判罚依据第2条（贴脸）（3）" in html
@@ -362,7 +362,7 @@ def test_deciding_twice_is_refused(console: Any, game: dict[str, Any]) -> None:
 def test_direct_red_ejects_and_is_announced(console: Any, game: dict[str, Any]) -> None:
     sid = console.post(game, "支付宝", "曹尼玛")["suggestion"]["id"]
     console.login(game["director_token"])
-    response = console.form(f"/queue/{sid}", {"colour": "red", "note": "恶意"})
+    response = console.form(f"/queue/{sid}", {"colour": "red", "note": "恶意", "confirmed": "1"})
     assert response.status_code == 302
     after = console.html("/queue")
     assert "公示：支付宝被红牌罚下" in after
@@ -381,7 +381,7 @@ def test_three_yellows_escalate_to_red(console: Any, game: dict[str, Any]) -> No
     console.login(game["director_token"])
     for text in ("曹尼玛", "我发誓我是好人", "草泥马"):
         sid = console.post(game, "淘宝", text)["suggestion"]["id"]
-        console.form(f"/queue/{sid}", {"colour": "yellow"})
+        console.form(f"/queue/{sid}", {"colour": "yellow", "confirmed": "1"})
     players = console.html("/players")
     assert "三张黄牌" in players and "升级为一张红牌" in players
     assert "淘宝被红牌罚下" in console.announcements(game)
@@ -436,7 +436,8 @@ def test_illegal_night_action_is_a_message(console: Any, game: dict[str, Any]) -
     console.login(game["director_token"])
     console.form("/day/close", {}, page="/day")
     console.form("/action", {"actor": "美团", "skill": "guard", "target": "美团"}, page="/day")
-    assert "规则：" in console.html("/day")
+    day = console.html("/day")
+    assert "&lt;守护之盾&gt;不能对自己使用" in day and "guard_self" not in day
     console.form("/action", {"actor": "美团", "skill": "guard", "target": "微信"}, page="/day")
     assert "已记录：美团的行动" in console.html("/day")
 
@@ -520,7 +521,7 @@ def test_every_ruleset_plays_through_the_pages(console: Any, ruleset: str, count
 def test_zombie_and_activity_suggestions_render(console: Any, game: dict[str, Any]) -> None:
     console.login(game["director_token"])
     sid = console.post(game, "支付宝", "曹尼玛")["suggestion"]["id"]
-    console.form(f"/queue/{sid}", {"colour": "red"})
+    console.form(f"/queue/{sid}", {"colour": "red", "confirmed": "1"})
     # 抖音 posts 5 times; everyone else lurks. Penalties go to the review queue.
     for i in range(5):
         console.post(game, "抖音", f"分析第{i}条")
@@ -530,7 +531,7 @@ def test_zombie_and_activity_suggestions_render(console: Any, game: dict[str, An
     console.post(game, "支付宝", "我还在看戏<b>哈哈</b>", day=1)
     zombie = [s for s in console.suggestions(game, "pending") if s["kind"] == "zombie"]
     assert len(zombie) == 1
-    html = item_html(console.html("/queue"), zombie[0]["id"])
+    html = item_html(console.html("/queue?character=支付宝"), zombie[0]["id"])
     assert "诈尸" in html and "已出局" in html
     assert "我还在看戏&lt;b&gt;哈哈&lt;/b&gt;" in html
 
@@ -539,7 +540,7 @@ def test_red_with_faction_lost_ends_the_game(console: Any, game: dict[str, Any])
     # 狐狸 (妖狐阵营) is 微博 in the fixed deal; judging its faction lost with a red card.
     sid = console.post(game, "微博", "曹尼玛")["suggestion"]["id"]
     console.login(game["director_token"])
-    console.form(f"/queue/{sid}", {"colour": "red", "faction_lost": "1"})
+    console.form(f"/queue/{sid}", {"colour": "red", "faction_lost": "1", "confirmed": "1"})
     view = console.client.get(
         f"/api/games/{game['id']}/view",
         headers={"Authorization": f"Bearer {game['director_token']}"},

@@ -19,7 +19,7 @@ def bodies(html: str) -> list[str]:
     """Every post body on the page, as the director reads it (marks removed, unescaped)."""
     return [
         unescape(re.sub(r"</?mark[^>]*>", "", b))
-        for b in re.findall(r'<div class="post" lang="zh">(.*?)</div>', html, re.S)
+        for b in re.findall(r'<div class="post" lang="zh" dir="auto">(.*?)</div>', html, re.S)
     ]
 
 
@@ -61,7 +61,7 @@ def test_hostile_post_is_shown_as_typed(console: Any, game: dict[str, Any]) -> N
     # The evidence is highlighted exactly as in the review queue.
     flagged = article(html, "曹尼玛")
     assert re.findall(r'<mark class="hl[^"]*" data-span="\d+">(.*?)</mark>', flagged) == ["曹尼玛"]
-    assert "“曹尼玛” → 音近 操你妈" in unescape(flagged)
+    assert "“曹尼玛” → 音近 操你妈" in unescape(re.sub(r"</?bdi>", "", flagged))
 
 
 def test_filters_by_character_day_and_flagged(console: Any, game: dict[str, Any]) -> None:
@@ -80,7 +80,10 @@ def test_filters_by_character_day_and_flagged(console: Any, game: dict[str, Any]
     assert bodies(flagged) == ["曹尼玛"]
     assert "符合条件 1 帖" in flagged
     sid = bad["suggestion"]["id"]
-    assert f'href="/queue?status=pending#s-{sid}"' in flagged
+    # the link filters the queue by the author, so the item is on the page it opens
+    assert f'href="/queue?status=pending&amp;character=%E6%94%AF%E4%BB%98%E5%AE%9D#s-{sid}"' in (
+        flagged
+    )
     assert "建议 蓝牌" in flagged and "待审" in flagged
     # The chosen filters stay selected in the form.
     form = console.html("/posts?character=微信&flagged=1")
@@ -107,7 +110,7 @@ def test_suggestion_status_follows_the_ruling(console: Any, game: dict[str, Any]
     console.login(game["director_token"])
     console.form(f"/queue/{sid}", {"colour": "yellow"})
     post = article(console.html("/posts"), "曹尼玛")
-    assert f'href="/queue?status=decided#s-{sid}"' in post
+    assert f'href="/queue?status=decided&amp;character=%E6%94%AF%E4%BB%98%E5%AE%9D#s-{sid}"' in post
     assert "已判" in post and "chip-yellow" in post and "黄牌" in post
     assert "待审" not in post
 

@@ -21,7 +21,7 @@ def test_readable_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert "侮辱性语言" in out
     assert "M08 判罚依据 1(1)" in out
     assert "禁止使用与性器官" in out
-    assert "「ＳＢ」" in out and "拼音缩写" in out and "0.80" in out
+    assert "「ＳＢ」" in out and "拼音首字母" in out and "0.80" in out
 
 
 def test_clean_post(capsys: pytest.CaptureFixture[str]) -> None:
@@ -85,7 +85,7 @@ def test_too_large_text(capsys: pytest.CaptureFixture[str]) -> None:
 def test_undecodable_argv_bytes_print_without_crashing(capsys: pytest.CaptureFixture[str]) -> None:
     # argv bytes that are not UTF-8 arrive as lone surrogates (surrogateescape)
     assert screen_main(["\udcff你是sb\udcfe"]) == 0
-    assert "拼音缩写" in capsys.readouterr().out
+    assert "拼音首字母" in capsys.readouterr().out
     assert screen_main(["\udcff你是sb", "--json"]) == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["findings"][0]["match"] == "sb"

@@ -8,6 +8,12 @@
     return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable;
   }
 
+  function control(el) {
+    if (!el || el === document.body) return false;
+    var tag = el.tagName;
+    return tag === "BUTTON" || tag === "A" || tag === "SUMMARY" || el.getAttribute("role") === "button";
+  }
+
   function setupCopy() {
     document.querySelectorAll("button.copy[data-copy]").forEach(function (button) {
       button.addEventListener("click", function () {
@@ -60,18 +66,30 @@
     });
     select(0, false);
 
+    // Focus moves the selection: the item holding the focused control is the current one.
+    queue.addEventListener("focusin", function (event) {
+      var item = event.target.closest && event.target.closest(".item");
+      var index = items.indexOf(item);
+      if (index >= 0) select(index, false);
+    });
+
     document.addEventListener("keydown", function (event) {
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       var active = document.activeElement;
       if (typing(active)) {
         if (event.key === "Escape") active.blur();
         if (event.key === "Enter" && active.classList.contains("note-input")) {
-          // Enter in the note confirms the suggested colour, not the form's first button.
+          // Enter in the note rules the suggested colour of the note's own item.
           event.preventDefault();
           var item = active.closest(".item");
           if (item) select(items.indexOf(item), false);
           press("Enter");
         }
+        return;
+      }
+      if (control(active)) {
+        // A focused button or link does what it says: Enter and Space are the browser's,
+        // and no shortcut may rule the current item from under it.
         return;
       }
       switch (event.key) {
