@@ -437,6 +437,14 @@ ACTION = OneOf(
         ),
         Obj({"type": Str(enum=("deadline_passed",))}, required=("type",)),
         Obj(
+            {
+                "type": Str(enum=("withdraw_skill",)),
+                "actor": NAME,
+                "skill": Str(min_len=1, max_len=32),
+            },
+            required=("type", "actor", "skill"),
+        ),
+        Obj(
             {"type": Str(enum=("substitute",)), "character": NAME, "player": NAME},
             required=("type", "character", "player"),
         ),
