@@ -45,6 +45,7 @@ ACTION_NAMES: dict[AuditAction, str] = {
     AuditAction.CLOSE_NIGHT: "关闭夜晚",
     AuditAction.REVOKE_TOKEN: "吊销令牌",
     AuditAction.ISSUE_TOKEN: "签发令牌",
+    AuditAction.ANNOUNCEMENT_POSTED: "公示已发布",
 }
 #: the columns of an export, in order (``detail`` as a JSON object)
 COLUMNS = (

@@ -489,6 +489,11 @@ ADVANCE_RESPONSE = Obj(
         "cards": Arr(CARD),
         "suggestions": Arr(SUGGESTION),
         "ejected": Arr(EJECTION),
+        "skipped": Arr(
+            Str(),
+            description="characters whose 潜水/未投票 card was not given: deselected by the "
+            "director, or every one when the close ended the game",
+        ),
         "outcome": OUTCOME,
     }
 )

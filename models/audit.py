@@ -43,6 +43,8 @@ class AuditAction(StrEnum):
     CLOSE_NIGHT = "close_night"
     REVOKE_TOKEN = "revoke_token"
     ISSUE_TOKEN = "issue_token"
+    #: the director marked a 公示 as posted on the forum (console; ``detail.unmarked`` undoes it)
+    ANNOUNCEMENT_POSTED = "announcement_posted"
 
 
 class AuditEntry(Base):
