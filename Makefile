@@ -7,7 +7,7 @@ PORT ?= 8000
 MODEL := var/model.skops
 PACKAGES := game_rules moderation lexicons models api bansha
 
-.PHONY: run test lint bench screenshots venv venv-dev model db browser-deps nginx-deps clean
+.PHONY: run test lint bench screenshots venv venv-dev model db browser-deps axe-deps nginx-deps clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -52,6 +52,16 @@ browser-deps:
 		else echo "browser-deps: not root or no apt-get; browser tests will be skipped"; fi; \
 	fi
 
+# axe-core for the console's accessibility checks (tests/console/axe, from the npm registry);
+# best effort: without npm the browser tests skip their axe step with a reason.
+axe-deps:
+	@if [ ! -f tests/console/axe/node_modules/axe-core/axe.min.js ]; then \
+		if command -v npm >/dev/null 2>&1; then \
+			(cd tests/console/axe && npm install --no-audit --no-fund --silent) \
+				|| echo "axe-deps: npm install failed; the axe checks will be skipped"; \
+		else echo "axe-deps: no npm; the axe checks will be skipped"; fi; \
+	fi
+
 # nginx for the production-setup test (tests/api/test_slow_clients.py); best effort, it skips without.
 nginx-deps:
 	@if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then \
@@ -66,7 +76,7 @@ lint: venv-dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: venv-dev browser-deps nginx-deps lint model
+test: venv-dev browser-deps axe-deps nginx-deps lint model
 	$(BIN)/pytest -n 2 --dist loadgroup
 
 bench: venv-dev model
