@@ -20,14 +20,14 @@ ROLES = dict(zip(NAMES, ["wolf"] * 4 + ["villager"] * 4 + ["seer", "witch", "hun
                  strict=True))  # fmt: skip
 
 
-def axe_violations(page: Any) -> list[str]:
+def axe_violations(tab: Any) -> list[str]:
     """Critical and serious axe-core violations on the page as it is now (evaluated through
     the DevTools protocol, which the page's CSP does not govern)."""
     if not AXE.exists():
         pytest.skip("axe-core is not installed (make axe-deps)")
-    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
-        page.evaluate(AXE.read_text(encoding="utf-8"))
-    found = page.evaluate(
+    if not tab.evaluate("() => typeof window.axe !== 'undefined'"):
+        tab.evaluate(AXE.read_text(encoding="utf-8"))
+    found = tab.evaluate(
         """async () => {
             const r = await axe.run(document, {resultTypes: ["violations"]});
             return r.violations
@@ -38,10 +38,10 @@ def axe_violations(page: Any) -> list[str]:
     return list(found)
 
 
-def fits(page: Any, selector: str) -> bool:
+def fits(tab: Any, selector: str) -> bool:
     """Whether every element matching ``selector`` lies within the viewport's width."""
     return bool(
-        page.evaluate(
+        tab.evaluate(
             """s => [...document.querySelectorAll(s)].every(
                    e => e.getBoundingClientRect().right <= window.innerWidth + 1)""",
             selector,
@@ -57,8 +57,8 @@ def test_m08_night_and_day_from_the_console(server: str, page: Any) -> None:  # 
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    game = api_post(server, "/api/games", "-", {"ruleset": "m08", "players": NAMES,
-                                                "roles": ROLES, "seed": "browser-daynight"})  # fmt: skip
+    body = {"ruleset": "m08", "players": NAMES, "roles": ROLES, "seed": "browser-daynight"}
+    game = api_post(server, "/api/games", "-", body)
     token, actions = game["director_token"], f"/api/games/{game['id']}/actions"
     page.goto(server + "/login")
     page.fill("#token", token)
@@ -76,8 +76,8 @@ def test_m08_night_and_day_from_the_console(server: str, page: Any) -> None:  # 
     with page.expect_navigation():
         page.click("#confirm-close")
     for wolf in NAMES[:4]:
-        api_post(server, actions, token,
-                 {"type": "skill", "actor": wolf, "skill": "leader_vote", "target": "穗乃果"})  # fmt: skip
+        vote = {"type": "skill", "actor": wolf, "skill": "leader_vote", "target": "穗乃果"}
+        api_post(server, actions, token, vote)
     page.goto(server + "/day")
 
     def row(skill: str, actor: str) -> Any:
