@@ -48,6 +48,7 @@ ACTION_NAMES: dict[AuditAction, str] = {
     AuditAction.BAN: "禁赛",
     AuditAction.BAN_OVERRIDE: "放行禁赛玩家",
     AuditAction.ASSISTANT: "登记场外助理",
+    AuditAction.ANNOUNCEMENT_POSTED: "公示已发布",
 }
 #: the columns of an export, in order (``detail`` as a JSON object)
 COLUMNS = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -58,7 +59,7 @@ def close_night(locked: LockedGame, *, actor: str) -> dict[str, Any]:
     audit(locked.session, locked.row.id, actor, "close_night", {"day": day})
     cards: list[dict[str, Any]] = []
     ejections: list[dict[str, Any]] = []
-    for event in events:
+    for event in () if locked.game.state.ended else events:  # nothing automatic after the end
         if not isinstance(event, FlagSet) or event.key not in MISSED_ACTION_FLAGS:
             continue
         article = cardrules.category_article(locked.ruleset, "missed_action")
@@ -83,45 +84,76 @@ def close_night(locked: LockedGame, *, actor: str) -> dict[str, Any]:
         "cards": cards,
         "suggestions": [],
         "ejected": ejections,
+        "skipped": [],
     }
 
 
+def activity_penalties(
+    session: Session, row: Any, state: Any, *, accelerated: bool
+) -> list[cardrules.Penalty]:
+    """The 潜水/未投票 cards closing today would give (before the close: who is living, who
+    voted), for :func:`close_day` and the console's confirmation step alike."""
+    day = state.day
+    carded = set(state.flags.get("deferred_cards") or ())
+    subjects = [c for c in state.living() if c not in carded]
+    accelerated = accelerated or bool(state.flags.get("accelerated"))
+    days = {*row.accelerated_days, day} if accelerated else set(row.accelerated_days)
+    counts, water = activity_counts(session, row.id)
+    return cardrules.activity(
+        row.ruleset,
+        day=day,
+        subjects=subjects,
+        voted=set(state.ballots),
+        counts=counts,
+        water=water,
+        accelerated_days=days,
+    )
+
+
 def close_day(
-    locked: LockedGame, *, at: datetime | None, accelerated: bool, review: bool, actor: str
+    locked: LockedGame,
+    *,
+    at: datetime | None,
+    accelerated: bool,
+    review: bool,
+    actor: str,
+    skip: Collection[str] = (),
 ) -> dict[str, Any]:
-    """Close the current day: the vote result, then lurking / no-vote yellows (潜水)."""
+    """Close the current day: the vote result, then lurking / no-vote yellows (潜水).
+
+    ``skip``: characters whose activity card the director deselected after reviewing them.
+    Nothing is automatic once the close has ended the game (a card after the end would judge a
+    game that is over)."""
     state = locked.game.state
     if state.phase != "day":
         raise Conflict(
             f"现在是第{state.day}天{phase_name(state.phase)}，不能关闭白天", rule="wrong_phase"
         )
     day = state.day
-    carded = set(state.flags.get("deferred_cards") or ())
-    subjects = [c for c in state.living() if c not in carded]
-    voted = set(state.ballots)
-    accelerated = accelerated or bool(state.flags.get("accelerated"))
-    events = locked.apply(act.CloseDay(at))
     session, row = locked.session, locked.row
-    accelerated_days = sorted(
+    accelerated = accelerated or bool(state.flags.get("accelerated"))
+    penalties = activity_penalties(session, row, state, accelerated=accelerated)
+    events = locked.apply(act.CloseDay(at))
+    row.accelerated_days = sorted(
         {*row.accelerated_days, day} if accelerated else set(row.accelerated_days)
     )
-    row.accelerated_days = accelerated_days
-    counts, water = activity_counts(session, row.id)
-    penalties = cardrules.activity(
-        row.ruleset,
-        day=day,
-        subjects=subjects,
-        voted=voted,
-        counts=counts,
-        water=water,
-        accelerated_days=set(accelerated_days),
-    )
+    skipped = sorted({p.character for p in penalties} & set(skip))
+    if locked.game.state.ended:
+        skipped = sorted({p.character for p in penalties})
+        penalties = []
+    else:
+        penalties = [p for p in penalties if p.character not in skip]
     audit(
         session,
         row.id,
         actor,
         "close_day",
-        {"day": day, "accelerated": accelerated, "penalties": len(penalties)},
+        {
+            "day": day,
+            "accelerated": accelerated,
+            "penalties": len(penalties),
+            "skipped": skipped,
+        },
     )
     issued: list[dict[str, Any]] = []
     queued: list[dict[str, Any]] = []
@@ -163,4 +195,5 @@ def close_day(
         "cards": issued,
         "suggestions": queued,
         "ejected": ejections,
+        "skipped": skipped,
     }

@@ -113,6 +113,8 @@ def action_from_json(data: Mapping[str, Any]) -> act.Action:
         return act.LeaveLastWords(actor=data["actor"], text=_opt_str(data, "text"))
     if kind == "deadline_passed":
         return act.DeadlinePassed()
+    if kind == "withdraw_skill":
+        return act.WithdrawNightAction(actor=data["actor"], skill=data["skill"])
     if kind == "substitute":
         return act.Substitute(character=data["character"], player=data["player"])
     if kind == "declare_faction_lost":

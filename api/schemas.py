@@ -446,6 +446,14 @@ ACTION = OneOf(
         ),
         Obj({"type": Str(enum=("deadline_passed",))}, required=("type",)),
         Obj(
+            {
+                "type": Str(enum=("withdraw_skill",)),
+                "actor": NAME,
+                "skill": Str(min_len=1, max_len=32),
+            },
+            required=("type", "actor", "skill"),
+        ),
+        Obj(
             {"type": Str(enum=("substitute",)), "character": NAME, "player": NAME},
             required=("type", "character", "player"),
         ),
@@ -490,6 +498,11 @@ ADVANCE_RESPONSE = Obj(
         "cards": Arr(CARD),
         "suggestions": Arr(SUGGESTION),
         "ejected": Arr(EJECTION),
+        "skipped": Arr(
+            Str(),
+            description="characters whose 潜水/未投票 card was not given: deselected by the "
+            "director, or every one when the close ended the game",
+        ),
         "outcome": OUTCOME,
     }
 )

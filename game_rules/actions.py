@@ -141,6 +141,18 @@ class WithdrawEjection:
 
 @_action
 @dataclass(frozen=True, slots=True)
+class WithdrawNightAction:
+    """Take back ``actor``'s ``skill`` entered tonight, before the night is resolved (the
+    director mistyped it, or the player changed their mind in time). The night's other choices
+    are applied again in their order without it; refused when one of them depended on it (狼头's
+    指杀 on a withdrawn 提议) or when the night holds anything besides skills (a red card...)."""
+
+    actor: str
+    skill: str
+
+
+@_action
+@dataclass(frozen=True, slots=True)
 class Substitute:
     """替补: ``player`` takes over ``character`` (once per character)."""
 
@@ -179,6 +191,7 @@ Action = (
     | LeaveLastWords
     | Eject
     | WithdrawEjection
+    | WithdrawNightAction
     | Substitute
     | DeclareFactionLost
 )
@@ -194,6 +207,7 @@ ACTION_TYPES: dict[str, type] = {
     "leave_last_words": LeaveLastWords,
     "eject": Eject,
     "withdraw_ejection": WithdrawEjection,
+    "withdraw_night_action": WithdrawNightAction,
     "substitute": Substitute,
     "declare_faction_lost": DeclareFactionLost,
 }

@@ -80,7 +80,8 @@ class SubstitutionError(IllegalActionError):
 
 
 class WithdrawalError(IllegalActionError):
-    """A red card's ejection that cannot be withdrawn (not the latest event, or none)."""
+    """A red card's ejection or a night action that cannot be withdrawn (not the latest event,
+    none to withdraw, or another choice of the night depends on it)."""
 
     default_rule = "withdrawal_refused"
 

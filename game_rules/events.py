@@ -463,9 +463,29 @@ class EjectionWithdrawn(Event):
     since: int
 
 
+@register_event
+@quick_frozen
+@dataclass(frozen=True, slots=True)
+class NightActionWithdrawn(Event):
+    """The director took back ``actor``'s ``skill`` entered tonight (a mistyped entry corrected
+    before the night is resolved): the state is again the fold of the log before ``since`` (the
+    night's first choice), and the night's other choices follow this event, applied
+    again in their order. Like :class:`EjectionWithdrawn`, the withdrawn events stay in the log."""
+
+    TYPE: ClassVar[str] = "night_action_withdrawn"
+    scope: ClassVar[str] = DIRECTOR
+    actor: str
+    skill: str
+    since: int
+
+
+#: events whose ``since`` takes back the log from that position on (refolding the state)
+WITHDRAWALS = (EjectionWithdrawn, NightActionWithdrawn)
+
+
 def withdrawn_positions(log: Sequence[Event]) -> set[int]:
-    """Log positions of events a later :class:`EjectionWithdrawn` took back (the withdrawal
-    itself is not one of them).
+    """Log positions of events a later :class:`EjectionWithdrawn` or
+    :class:`NightActionWithdrawn` took back (the withdrawal itself is not one of them).
 
     >>> log = [FlagSet("a", 1), Carded("甲", "x", 1, "day"), FlagSet("b", 2)]
     >>> sorted(withdrawn_positions([*log, EjectionWithdrawn("甲", 1)]))
@@ -473,7 +493,7 @@ def withdrawn_positions(log: Sequence[Event]) -> set[int]:
     """
     taken: set[int] = set()
     for i, e in enumerate(log):
-        if isinstance(e, EjectionWithdrawn):
+        if isinstance(e, WITHDRAWALS):
             taken.update(range(e.since, i))
     return taken
 

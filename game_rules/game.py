@@ -19,7 +19,9 @@ from game_rules.actions import (
     DeclareFactionLost,
     Eject,
     Substitute,
+    UseSkill,
     WithdrawEjection,
+    WithdrawNightAction,
 )
 from game_rules.announcements import wording
 from game_rules.errors import (
@@ -32,12 +34,15 @@ from game_rules.errors import (
     WithdrawalError,
 )
 from game_rules.events import (
+    ActionTaken,
     Announced,
     Carded,
     EjectionWithdrawn,
     Event,
     GameEnded,
     GameStarted,
+    NightActionWithdrawn,
+    PhaseStarted,
     RandomPicked,
     event_from_dict,
     event_to_dict,
@@ -52,7 +57,7 @@ from game_rules.views import CharacterView, DirectorView, PublicView, build_view
 
 #: actions the game routes to the ruleset's own entry points rather than ``handle``
 _DIRECTOR_ACTIONS: frozenset[type] = frozenset(
-    {Substitute, Eject, DeclareFactionLost, WithdrawEjection}
+    {Substitute, Eject, DeclareFactionLost, WithdrawEjection, WithdrawNightAction}
 )
 
 
@@ -158,6 +163,9 @@ class Game:
         if kind is EjectionWithdrawn:
             self._refold(cast(EjectionWithdrawn, event).since)
             return
+        if kind is NightActionWithdrawn:
+            self._refold(cast(NightActionWithdrawn, event).since)
+            return
         state = self._state
         core = CORE_FOLDS.get(kind)  # fold_core, inlined: this runs for every event
         if core is not None:
@@ -210,6 +218,8 @@ class Game:
                 self.ruleset.eject(self, cast(Eject, action))
             elif kind is WithdrawEjection:
                 self._withdraw_ejection(cast(WithdrawEjection, action))
+            elif kind is WithdrawNightAction:
+                self._withdraw_night_action(cast(WithdrawNightAction, action))
             else:
                 self.ruleset.declare_lost(self, cast(DeclareFactionLost, action))
         except BaseException:
@@ -331,6 +341,66 @@ class Game:
             if list(replayed) == tail:
                 return True
         return False
+
+    def _withdraw_night_action(self, action: WithdrawNightAction) -> None:
+        """Take back one choice entered tonight: refold the state to the night's start, then
+        apply the night's other choices again in their order.
+
+        Only a night made of skill choices alone can be replayed: the night's choices, applied
+        again on the game as it stood at the night's start, must give exactly the events they
+        gave (so nothing else, a red card or last words, happened since). A choice that no
+        longer holds without the withdrawn one (狼头's 指杀 of a withdrawn 提议) refuses the
+        whole withdrawal, naming it; :meth:`apply` then leaves the game as it was.
+        """
+        state = self._state
+        actor, skill = action.actor, action.skill
+        self.require_character(actor)
+        if state.phase != "night" or (actor, skill) not in state.night_actions:
+            raise WithdrawalError(
+                "nothing_to_withdraw", f"今晚没有记录{actor}的<{skill}>，无从撤回"
+            )
+        since, live = self._night_events()
+        choices = [e for e in live if isinstance(e, ActionTaken)]
+        probe = Game(self.ruleset_id, self.ruleset, self._seed, self.characters, self._overrides)
+        for e in self._log[:since]:
+            probe.emit(e)
+        try:
+            for e in choices:
+                probe.ruleset.handle(probe, _choice_of(e))
+        except GameRuleError:
+            replayed: list[Event] = []
+        else:
+            replayed = list(probe.log[since:])
+        if [_comparable(e) for e in replayed] != [_comparable(e) for e in live]:
+            raise WithdrawalError(
+                "night_not_replayable",
+                "今晚在录入行动之外还有其他进展（如红牌、遗言），不能撤回行动",
+            )
+        self.emit(NightActionWithdrawn(actor, skill, since))
+        for e in choices:
+            if (e.actor, e.skill) == (actor, skill):
+                continue
+            try:
+                self.ruleset.handle(self, _choice_of(e))
+            except GameRuleError as exc:
+                raise WithdrawalError(
+                    "withdrawal_breaks_choice",
+                    f"撤回后，{e.actor}的<{e.skill}>不再成立（{exc.message}）：请先撤回它",
+                ) from exc
+
+    def _night_events(self) -> tuple[int, list[Event]]:
+        """(position of tonight's first choice, the events in force from there on)."""
+        log = self._log
+        live: list[int] = []
+        for i, e in enumerate(log):
+            if isinstance(e, (EjectionWithdrawn, NightActionWithdrawn)):
+                live = [j for j in live if j < e.since]
+            else:
+                live.append(i)
+        start = max(j for j in live if isinstance(log[j], PhaseStarted))
+        # from tonight's first choice on: what opened the night (争权's notice...) is kept
+        first = next(j for j in live if j > start and isinstance(log[j], ActionTaken))
+        return first, [log[j] for j in live if j >= first]
 
     def _refold(self, upto: int) -> None:
         """Make the state the fold of the log's first ``upto`` events (the log is kept)."""
@@ -484,3 +554,26 @@ def new_game(
 
 
 __all__ = ["Game", "Outcome", "new_game"]
+
+
+def _choice_of(e: ActionTaken) -> UseSkill:
+    """The skill action an ``ActionTaken`` records (its reason, its plan or answer as the
+    choice), to apply it again when a night is replayed."""
+    detail = e.detail
+    plan = detail.get("plan")
+    agree = detail.get("agree")
+    choice: str | None = None
+    if isinstance(plan, list) and plan:
+        choice = ",".join(str(p) for p in plan)
+    elif isinstance(agree, bool):
+        choice = "yes" if agree else "no"
+    reason = detail.get("reason") if e.skill == "propose" else None
+    return UseSkill(e.actor, e.skill, e.target, None if reason is None else str(reason), choice)
+
+
+def _comparable(e: Event) -> Event:
+    """``e`` without what depends on its log position (M72's ``seq``), to compare replays."""
+    if isinstance(e, ActionTaken) and "seq" in e.detail:
+        detail = {k: v for k, v in e.detail.items() if k != "seq"}
+        return ActionTaken(e.actor, e.skill, e.target, e.day, detail, e.to)
+    return e

@@ -46,6 +46,8 @@ class AuditAction(StrEnum):
     BAN = "ban"
     BAN_OVERRIDE = "ban_override"
     ASSISTANT = "assistant"
+    #: the director marked a 公示 as posted on the forum (console; ``detail.unmarked`` undoes it)
+    ANNOUNCEMENT_POSTED = "announcement_posted"
 
 
 class AuditEntry(Base):

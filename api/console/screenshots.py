@@ -148,20 +148,27 @@ def take(out: Path, width: int) -> list[Path]:
             page.goto(base + "/day")
             shot("day")
             submit(click="#close-day")
+            shot("close_confirm")  # the close's second step: what will happen, cards by name
+            submit(click="#confirm-close")
             # Night: enter every skill (a different target each time), then resolve the night.
             for turn in range(12):
                 if turn == 2:
                     shot("night")
-                forms = page.locator("table.actions form")
+                forms = page.locator("#night-actions form")
                 if forms.count() == 0:
                     break
                 select = forms.first.locator("select")
-                values = [o.get_attribute("value") or "" for o in select.locator("option").all()]
+                values = [
+                    o.get_attribute("value") or ""
+                    for o in select.locator("option").all()
+                    if o.get_attribute("value") != "__pick__"  # 「请选择」 is no target
+                ]
                 select.select_option(value=values[(turn * 3 + 1) % len(values)])
                 with page.expect_navigation():
                     forms.first.locator("button").click()
             if page.locator("#close-night").count():
                 submit(click="#close-night")
+                submit(click="#confirm-close")
             api_call(
                 base,
                 "POST",

@@ -28,8 +28,8 @@ from sqlalchemy.orm import Session
 from api import cardrules, schemas
 from api.auth import DIRECTOR, PLAYER, hash_token
 from api.card_store import ledger_for, revocations_of
-from api.closing import activity_counts, close_day, close_night
-from api.console.forms import MAX_NAME, PLAN_SEPARATOR
+from api.closing import activity_counts
+from api.console.forms import MAX_NAME
 from api.console.labels import (
     cause_label,
     colour_label,
@@ -47,8 +47,7 @@ from api.rulings import give_card as referee_give_card
 from api.schema import SchemaError
 from api.store import audit, lock_game
 from api.tokens import replace_token
-from game_rules import actions as act
-from game_rules.events import Announced, Substituted, Told
+from game_rules.events import Announced, Substituted
 from game_rules.params import load_params
 from game_rules.penalties import CardColour
 from models.cards import Card, Suggestion
@@ -724,41 +723,7 @@ def reissue_player_token(
 
 
 # ---------------------------------------------------------------------------------------------
-# Day and night
-
-
-def announcements_by_day(game: Game) -> list[dict[str, Any]]:
-    """The public feed grouped by day, each group with its text ready to paste."""
-    groups: dict[int, list[Announced]] = {}
-    for a in game.public_view().announcements:
-        groups.setdefault(a.day, []).append(a)
-    out = []
-    for day in sorted(groups, reverse=True):
-        lines = [a.text for a in groups[day]]
-        out.append(
-            {
-                "day": day,
-                "title": day_title(day),
-                "lines": lines,
-                "text": "\n".join(lines),
-                "rows": textarea_rows(lines),
-                "red": any(a.kind == "card" for a in groups[day]),
-            }
-        )
-    return out
-
-
-def textarea_rows(lines: Sequence[str], width: int = 36, most: int = 14) -> int:
-    """Rows a read-only textarea needs to show ``lines`` without scrolling (capped at ``most``).
-
-    >>> textarea_rows(["甲获得1票\\n乙获得2票", "x" * 80])
-    5
-    """
-    rows = 0
-    for line in lines:
-        for part in line.split("\n"):
-            rows += max(1, -(-len(part) // width))
-    return max(1, min(rows, most))
+# Shared by the pages (the day and night pages are api/console/day.py and night.py)
 
 
 def _fraction_text(value: Any) -> str:
@@ -767,203 +732,6 @@ def _fraction_text(value: Any) -> str:
         num, den = text.split("/")
         return f"{int(num) / int(den):g}"
     return text
-
-
-def live_tally(game: Game) -> dict[str, Any] | None:
-    """Today's weighted tally so far (None outside a day or for engines without one)."""
-    state = game.state
-    tally_today = getattr(game.ruleset, "tally_today", None)
-    if state.phase != "day" or tally_today is None:
-        return None
-    t = tally_today(state)
-    hidden = {k: v for k, v in t.counts.items() if t.shown.get(k) != v}
-    rows = sorted(t.shown.items(), key=lambda kv: (-kv[1], kv[0]))
-    return {
-        "rows": [{"target": k, "votes": _fraction_text(v)} for k, v in rows if v],
-        "abstentions": _fraction_text(t.abstentions) if t.abstentions else "",
-        "announcement": t.announcement(),
-        "text_rows": textarea_rows([t.announcement()]),
-        "hidden": [
-            {"target": k, "votes": _fraction_text(v), "shown": _fraction_text(t.shown.get(k, 0))}
-            for k, v in hidden.items()
-        ],
-    }
-
-
-def past_tallies(game: Game) -> list[dict[str, Any]]:
-    """Closed days' tallies (director: with hidden additions)."""
-    return [
-        {
-            "day": t.day,
-            "counts": sorted(
-                ((k, _fraction_text(v)) for k, v in t.counts.items()),
-                key=lambda kv: -float(kv[1]),
-            ),
-            "top": list(t.top),
-            "chosen": t.chosen,
-        }
-        for t in game.state.tallies
-    ]
-
-
-def _as_plan(choice: str | None, characters: frozenset[str]) -> tuple[str, ...] | None:
-    """A legal action's ``choice`` read as a plan: character names in order (``A,B,C``, as the
-    engines write one, e.g. M08's 决战 刀法), or None when it names something else (同意...).
-
-    >>> _as_plan("甲,乙", frozenset({"甲", "乙", "丙"})), _as_plan("yes", frozenset({"甲"}))
-    (('甲', '乙'), None)
-    """
-    if not choice:
-        return None
-    names = tuple(part.strip() for part in choice.split(PLAN_SEPARATOR))
-    return names if all(name in characters for name in names) else None
-
-
-def plan_candidates(game: Game, offered: Sequence[Sequence[str]]) -> list[str]:
-    """The characters a plan may name now, in seating order: every name of the plans the engine
-    offers (M08 lists each allowed character alone as well as a full sample plan, so the union is
-    every name a plan may hold; the console does not restate the rule).
-
-    >>> from game_rules import new_game
-    >>> plan_candidates(new_game("m72", [f"P{i}" for i in range(1, 13)], seed="d"),
-    ...                 [("P3", "P1"), ("P2",)])
-    ['P1', 'P2', 'P3']
-    """
-    named = {name for plan in offered for name in plan}
-    return [c for c in game.characters if c in named]
-
-
-def _decision_prompt(game: Game, actor: str, decision: str) -> str | None:
-    """What ``actor`` was last told when ``decision`` opened (the engines tell the prompt with
-    the decision's key as its kind), e.g. wa004's 牛头人 question."""
-    for event in reversed(game.log):
-        if isinstance(event, Told) and event.kind == decision and actor in event.to:
-            return event.text
-    return None
-
-
-def pending_actions(game: Game) -> list[dict[str, Any]]:
-    """Skills and decisions the director may enter now, grouped by (actor, skill).
-
-    What a row asks for comes from the legal actions themselves: targets (and whether none is
-    allowed), the ``choice`` values offered (同意 / 不同意), a plan when the choice names
-    characters (as many selects as the longest plan offered, see :func:`plan_candidates`), a
-    reason input when the options carry a ``reason`` (its placeholder is the engine's sample),
-    and, for an open decision, the question the character was told.
-    """
-    state = game.state
-    names = frozenset(game.characters)
-    options: list[Any] = []
-    # Skills are asked of every character (night skills, wa004's pre-game 爱情追寻, decisions such
-    # as 最后一枪/殉职); during a day the engines offer only ballots here, which are left out.
-    for character in game.characters:
-        options.extend(a for a in game.legal_actions(character) if isinstance(a, act.UseSkill))
-    options.extend(a for a in game.legal_actions(None) if isinstance(a, act.UseSkill))
-    groups: dict[tuple[str, str], dict[str, Any]] = {}
-    plans: dict[tuple[str, str], list[tuple[str, ...]]] = defaultdict(list)
-    for a in options:
-        key = (a.actor, a.skill)
-        group = groups.get(key)
-        if group is None:
-            # Built once per row, not per option (the prompt scans the log).
-            group = groups[key] = {
-                "actor": a.actor,
-                "skill": a.skill,
-                "skill_name": skill_label(a.skill),
-                "role_name": director_role_name(game, state.roles.get(a.actor, "")),
-                "targets": [],
-                "allow_none": False,
-                "decision": key in state.decisions,
-                "choices": [],
-                "reason": None,
-                "plan": None,
-                "prompt": _decision_prompt(game, *key) if key in state.decisions else None,
-            }
-        if a.target is None:
-            group["allow_none"] = True
-        elif a.target not in group["targets"]:
-            group["targets"].append(a.target)
-        if a.reason is not None and group["reason"] is None:
-            name = labels().get("reasons", {}).get(a.skill, "理由")
-            group["reason"] = {"label": name, "sample": a.reason}
-        plan = _as_plan(a.choice, names)
-        if plan is not None:
-            plans[key].append(plan)
-        elif a.choice is not None and a.choice not in (c["value"] for c in group["choices"]):
-            group["choices"].append({"value": a.choice, "label": label("choices", a.choice)})
-    for key, offered in plans.items():
-        sample = max(offered, key=len)
-        slot = labels().get("plan_slots", {}).get(key[1], "第{n}名")
-        groups[key]["plan"] = {
-            "slots": [slot.format(n=n) for n in range(1, len(sample) + 1)],
-            "candidates": plan_candidates(game, offered),
-        }
-    for group in groups.values():
-        # A row whose options name no target (决战, 同意决战, 牛头人答复) shows no target select;
-        # target-only rows keep theirs, with 放弃 when the engine offers no target.
-        group["pick_target"] = bool(group["targets"]) or not (group["choices"] or group["plan"])
-    return list(groups.values())
-
-
-def chosen_text(target: str | None, detail: Mapping[str, Any]) -> str:
-    """What a recorded action chose, with what it carried: a 指杀理由 in brackets (as the engine
-    tells the wolves), a 决战 plan, a 同意决战 answer.
-
-    >>> chosen_text("凛", {"reason": "冲锋"}), chosen_text(None, {"plan": ["凛", "希"]})
-    ('凛（冲锋）', '凛、希')
-    >>> chosen_text(None, {"agree": False}), chosen_text(None, {})
-    ('不同意', '（无目标）')
-    """
-    plan = detail.get("plan")
-    agree = detail.get("agree")
-    if target is not None:
-        text = target
-    elif isinstance(plan, list) and plan:
-        text = "、".join(str(name) for name in plan)
-    elif isinstance(agree, bool):
-        text = label("choices", "yes" if agree else "no")
-    else:
-        return "（无目标）"
-    reason = detail.get("reason")
-    return f"{text}（{reason}）" if reason else text
-
-
-def night_chosen(game: Game) -> list[dict[str, str]]:
-    """Tonight's choices so far."""
-    return [
-        {
-            "actor": e.actor,
-            "skill_name": skill_label(e.skill),
-            "target": chosen_text(e.target, e.detail),
-        }
-        for e in game.state.night_actions.values()
-    ]
-
-
-def day_and_night(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
-    """Everything the 日夜 page shows."""
-    state = game.state
-    votes = votes_by_day(game).get(state.day, {}) if state.phase == "day" else {}
-    return {
-        "tally": live_tally(game),
-        "ballots": [
-            {"voter": v, **b, "target": b["target"] or "弃权"} for v, b in sorted(votes.items())
-        ],
-        "not_voted": [c for c in state.living() if c not in votes] if state.phase == "day" else [],
-        "past": past_tallies(game),
-        "actions": pending_actions(game),
-        "chosen": night_chosen(game) if state.phase == "night" else [],
-        "announcements": announcements_by_day(game),
-        "living": state.living(),
-        "can_close_day": state.phase == "day" and not state.decisions and not state.ended,
-        "can_close_night": state.phase == "night" and not state.decisions and not state.ended,
-        "deadline": any(isinstance(a, act.DeadlinePassed) for a in game.legal_actions(None)),
-        "open_decisions": [{"actor": a, "decision": skill_label(d)} for (a, d) in state.decisions],
-        "accelerated": bool(state.flags.get("accelerated")) or state.day in row.accelerated_days,
-        "open_last_words": open_last_words(game),
-        "categories": manual_categories(row.ruleset),
-        "may_declare_lost": cardrules.may_declare_faction_lost(row.ruleset),
-    }
 
 
 def manual_categories(ruleset: str) -> list[dict[str, str]]:
@@ -983,91 +751,26 @@ def manual_categories(ruleset: str) -> list[dict[str, str]]:
     return out
 
 
-def director_action(game_id: str, body: dict[str, Any], *, actor_label: str) -> tuple[Any, ...]:
-    """Apply one ``POST /api/games/{id}/actions`` body the way that endpoint does: validated by
-    the same schema, turned into the same game-core action, applied under the game's lock and
-    audited; a refusal is a :class:`ConsoleError` and the transaction is rolled back."""
+def director_action(
+    game_id: str, body: dict[str, Any] | Sequence[dict[str, Any]], *, actor_label: str
+) -> tuple[Any, ...]:
+    """Apply one ``POST /api/games/{id}/actions`` body (or several, in one transaction) the way
+    that endpoint does: validated by the same schema, turned into the same game-core action,
+    applied under the game's lock and audited; a refusal is a :class:`ConsoleError` and the
+    transaction is rolled back (none of several is kept)."""
+    bodies = [body] if isinstance(body, Mapping) else list(body)
+    events: list[Any] = []
     try:
-        action = action_from_json(schemas.ACTION.validate(body))
+        actions = [action_from_json(schemas.ACTION.validate(b)) for b in bodies]
         with locked_game(game_id) as (session, locked):
-            events = locked.apply(action)
-            audit(session, game_id, actor_label, "action", {"action": body, "via": "console"})
+            for b, action in zip(bodies, actions, strict=True):
+                events.extend(locked.apply(action))
+                audit(session, game_id, actor_label, "action", {"action": b, "via": "console"})
     except SchemaError as exc:
         raise ConsoleError(f"输入有误：{exc.message}") from exc
     except ApiError as exc:
         raise ConsoleError(api_message(exc)) from exc
-    return events
-
-
-def apply_skill(
-    game_id: str,
-    *,
-    actor: str,
-    skill: str,
-    target: str | None,
-    actor_label: str,
-    reason: str | None = None,
-    choice: str | None = None,
-) -> list[str]:
-    """Enter one night skill or decision for ``actor``; the announcements it caused.
-
-    ``reason`` (M08's 指杀理由) and ``choice`` (同意/不同意, a 决战 plan ``A,B,C``) go into the
-    action body only when given, so a target-only skill's body and audit entry are unchanged;
-    the engine judges them (指杀须附上两个字的指杀理由...).
-    """
-    body: dict[str, Any] = {"type": "skill", "actor": actor, "skill": skill, "target": target}
-    if reason is not None:
-        body["reason"] = reason
-    if choice is not None:
-        body["choice"] = choice
-    events = director_action(game_id, body, actor_label=actor_label)
-    return [e.text for e in events if isinstance(e, Announced)]
-
-
-def proxy_vote(game_id: str, *, voter: str, target: str | None, actor_label: str) -> None:
-    """代投: the director casts ``voter``'s ballot (target None = 弃权)."""
-    body = {"type": "proxy_vote", "voter": voter, "target": target}
-    director_action(game_id, body, actor_label=actor_label)
-
-
-def close_current_day(
-    game_id: str, *, accelerated: bool, review: bool, actor_label: str
-) -> dict[str, Any]:
-    """关门: tally, vote result, then the 潜水/未投票 yellows (or queue them for review)."""
-    try:
-        with locked_game(game_id) as (_session, locked):
-            return close_day(
-                locked, at=None, accelerated=accelerated, review=review, actor=actor_label
-            )
-    except ApiError as exc:
-        raise ConsoleError(api_message(exc)) from exc
-
-
-def deadline_passed(game_id: str, *, actor_label: str) -> list[str]:
-    """行动时限已到: open decisions and pending choices take the ruleset's defaults."""
-    try:
-        with locked_game(game_id) as (session, locked):
-            events = locked.apply(act.DeadlinePassed())
-            audit(
-                session,
-                game_id,
-                actor_label,
-                "action",
-                {"action": {"type": "deadline_passed"}, "via": "console"},
-            )
-    except ApiError as exc:
-        raise ConsoleError(api_message(exc)) from exc
-    return [e.text for e in events if isinstance(e, Announced)]
-
-
-def close_current_night(game_id: str, *, actor_label: str) -> list[str]:
-    """End the night through the same path as the API, so fixed penalties (M08 争权) apply too."""
-    try:
-        with locked_game(game_id) as (_session, locked):
-            result = close_night(locked, actor=actor_label)
-    except ApiError as exc:
-        raise ConsoleError(api_message(exc)) from exc
-    return list(result["announcements"])
+    return tuple(events)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1085,6 +788,8 @@ def _describe_event(payload: Mapping[str, Any], game: Game) -> tuple[str, str] |
         return ("red" if payload.get("kind") == "card" else "public"), f"公示：{payload['text']}"
     if kind == "action_taken":
         detail = payload.get("detail")
+        from api.console.night import chosen_text  # night.py builds on this module
+
         target = chosen_text(payload.get("target"), detail if isinstance(detail, Mapping) else {})
         return "night", f"{payload['actor']} 发动<{skill_label(str(payload['skill']))}> → {target}"
     if kind == "eliminated":

@@ -24,7 +24,7 @@ from flask import (
 )
 from werkzeug.wrappers import Response as BaseResponse
 
-from api.console import posts_page, service, trust
+from api.console import announcements, day, night, posts_page, service, trust
 from api.console import queue as queue_page
 from api.console.chart import activity_chart
 from api.console.forms import (
@@ -46,6 +46,9 @@ console_bp = Blueprint(
     static_folder="static",
     static_url_path="/console/static",
 )
+
+#: the target selects' first option, 「请选择」: nothing is preselected
+PICK = "__pick__"
 
 
 def _director_game() -> str:
@@ -459,44 +462,87 @@ def posts() -> str:
 @console_bp.get("/day")
 @director_required
 def day_night() -> str:
-    """Tally, night actions, closing the day or night, announcements to paste."""
+    """Tally, 关门, night actions and private notices, the close's confirmation step (``confirm``
+    = day / night), the 公示 items to paste."""
+    confirm = request.args.get("confirm")
+    accelerated = request.args.get("accelerated") == "1"
     return _page(
         "console/day.html",
-        _build=lambda session, row, game: service.day_and_night(session, row, game),
+        _build=lambda session, row, game: day.day_and_night(
+            session,
+            row,
+            game,
+            confirm=confirm if confirm in ("day", "night") else None,
+            accelerated=accelerated,
+        ),
+        confirm_review=request.args.get("review") == "1",
+        confirm_accelerated=accelerated,
     )
 
 
 @console_bp.post("/day/close")
 @director_required
 def close_day() -> BaseResponse:
-    """关门: tally, vote result, 潜水/未投票 yellows."""
+    """关门 once confirmed: tally, vote result, the 潜水/未投票 yellows the director kept."""
+    if request.form.get("confirmed") != "1":
+        args = {"confirm": "day", "accelerated": request.form.get("accelerated") == "1" and "1"}
+        args["review"] = request.form.get("review") == "1" and "1"
+        return _back("console.day_night", **{k: v for k, v in args.items() if v}, _anchor="confirm")
+    given = set(request.form.getlist("give"))
+    reviewed = set(request.form.getlist("reviewed"))
     try:
-        result = service.close_current_day(
+        result = day.close_current_day(
             _director_game(),
             accelerated=request.form.get("accelerated") == "1",
             review=request.form.get("review") == "1",
+            skip=reviewed - given,
             actor_label=_actor(),
         )
     except ConsoleError as exc:
         flash(exc.message, "error")
         return _back("console.day_night")
-    day = result["closed"]["day"]
-    flash(
-        f"第{day}天已关门：固定判罚{len(result['cards'])}张，待审{len(result['suggestions'])}条",
-        "ok",
-    )
+    closed = result["closed"]["day"]
+    cards, queued = len(result["cards"]), len(result["suggestions"])
+    message = f"第{closed}天已关门：固定判罚{cards}张，待审{queued}条"
+    if result["skipped"]:
+        message += f"；未给：{'、'.join(result['skipped'])}"
+    flash(message, "ok")
     for ejected in result["ejected"]:
         for line in ejected.get("announcements", []):
             flash(f"公示：{line}", "red")
     return _back("console.day_night")
 
 
+@console_bp.post("/day/schedule")
+@director_required
+def schedule_close() -> BaseResponse:
+    """The day's 关门 time (and the weekend extension where the seed gives one)."""
+    game_id = _director_game()
+    try:
+        with service.reading(game_id) as (_session, _row, game):
+            current = game
+        moment = day.schedule_close(
+            game_id,
+            current,
+            request.form.get("closes_at", ""),
+            weekend=request.form.get("weekend") == "1",
+            actor_label=_actor(),
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.day_night")
+    flash(f"关门时间：{service.local_time(moment, '%Y-%m-%d %H:%M')}", "ok")
+    return _back("console.day_night")
+
+
 @console_bp.post("/night/close")
 @director_required
 def close_night() -> BaseResponse:
-    """End the night and resolve it."""
+    """End the night and resolve it, once confirmed."""
+    if request.form.get("confirmed") != "1":
+        return _back("console.day_night", confirm="night", _anchor="confirm")
     try:
-        lines = service.close_current_night(_director_game(), actor_label=_actor())
+        lines = day.close_current_night(_director_game(), actor_label=_actor())
     except ConsoleError as exc:
         flash(exc.message, "error")
         return _back("console.day_night")
@@ -512,11 +558,11 @@ def night_action() -> BaseResponse:
     """A night skill or a required decision entered by the director: a target, and what the
     row asks for besides (a reason, the 同意/不同意 button pressed, a plan's selects)."""
     try:
-        lines = service.apply_skill(
+        lines = night.apply_skill(
             _director_game(),
             actor=request.form.get("actor", ""),
             skill=request.form.get("skill", ""),
-            target=optional_target(request.form.get("target")),
+            target=_chosen_target(),
             reason=optional_text(request.form.get("reason")),
             choice=skill_choice(request.form.get("choice"), request.form.getlist("plan")),
             actor_label=_actor(),
@@ -530,12 +576,43 @@ def night_action() -> BaseResponse:
     return _back("console.day_night")
 
 
+def _chosen_target() -> str | None:
+    """The target select's value: 「请选择」 left as it is is refused, 放弃 is None."""
+    raw = request.form.get("target")
+    if raw == PICK:
+        raise FormInputError("请选择目标（或选择“不选择目标 / 放弃”）")
+    return optional_target(raw)
+
+
+@console_bp.post("/action/withdraw")
+@director_required
+def withdraw_action() -> BaseResponse:
+    """Correct (``correct`` = 1, with the new target) or withdraw an entry made tonight."""
+    actor = request.form.get("actor", "")
+    correct = request.form.get("correct") == "1"
+    try:
+        night.withdraw_skill(
+            _director_game(),
+            actor=actor,
+            skill=request.form.get("skill", ""),
+            target=_chosen_target() if correct else None,
+            reason=optional_text(request.form.get("reason")) if correct else None,
+            correct=correct,
+            actor_label=_actor(),
+        )
+    except (FormInputError, ConsoleError) as exc:
+        flash(str(exc) if isinstance(exc, FormInputError) else exc.message, "error")
+        return _back("console.day_night")
+    flash(f"已更正：{actor}的行动" if correct else f"已撤回：{actor}的行动", "ok")
+    return _back("console.day_night")
+
+
 @console_bp.post("/deadline")
 @director_required
 def deadline() -> BaseResponse:
     """The deadline passed: pending choices and decisions take their defaults."""
     try:
-        lines = service.deadline_passed(_director_game(), actor_label=_actor())
+        lines = day.deadline_passed(_director_game(), actor_label=_actor())
     except ConsoleError as exc:
         flash(exc.message, "error")
         return _back("console.day_night")
@@ -548,13 +625,18 @@ def deadline() -> BaseResponse:
 @console_bp.post("/proxy")
 @director_required
 def proxy() -> BaseResponse:
-    """代投 for a voter who asked the director."""
+    """代投 for a voter who asked the director (asked now: the 代投 deadline applies)."""
     voter = request.form.get("voter", "")
     try:
-        service.proxy_vote(
+        if not voter:
+            raise ConsoleError("请选择代投的角色")
+        target = request.form.get("target")
+        if target == PICK:
+            raise ConsoleError("请选择投票对象（或弃权）")
+        day.proxy_vote(
             _director_game(),
             voter=voter,
-            target=optional_target(request.form.get("target")),
+            target=optional_target(target),
             actor_label=_actor(),
         )
     except ConsoleError as exc:
@@ -562,6 +644,25 @@ def proxy() -> BaseResponse:
         return _back("console.day_night")
     flash(f"已代投：{voter}", "ok")
     return _back("console.day_night")
+
+
+@console_bp.post("/announcements/<position>")
+@director_required
+def mark_announcement(position: str) -> BaseResponse:
+    """「已发布」: the director posted this 公示 (``undo`` = 1 takes the mark back)."""
+    undo = request.form.get("undo") == "1"
+    try:
+        first = announcements.mark_posted(
+            _director_game(),
+            service.ensure_int(position, "公示编号"),
+            posted=not undo,
+            actor_label=_actor(),
+        )
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.day_night")
+    flash(f"已取消已发布标记：{first}" if undo else f"已标记为已发布：{first}", "ok")
+    return _back("console.day_night", _anchor="announcements")
 
 
 # ---------------------------------------------------------------------------------------------

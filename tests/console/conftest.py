@@ -175,14 +175,16 @@ class Console:
         )  # fmt: skip
 
     def settle(self) -> None:
-        """Enter every offered skill with its first target (and a 指杀理由 where the row asks for
-        one), then let the deadline pass if offered."""
+        """Enter every offered skill with its first target after 「请选择」 (and a 指杀理由 where
+        the row asks for one), then let the deadline pass if offered."""
         for _ in range(40):
             html = self.html("/day")
             form = re.search(
                 r'name="actor" value="([^"]+)">\s*'
                 r'<input type="hidden" name="skill" value="([^"]+)">'
-                r'\s*<select name="target">\s*<option value="([^"]*)"(.*?)</form>',
+                r'\s*<label[^>]*>目标</label><select name="target"[^>]*>\s*'
+                r'<option value="__pick__" selected>请选择</option>\s*'
+                r'<option value="([^"]*)"(.*?)</form>',
                 html,
                 re.S,
             )

@@ -177,7 +177,10 @@ def test_m72_red_card_and_inert_hostile_post(server: str, page: Any) -> None:
         page.click("#confirm-red-submit")
     expect(page.locator(".flash-red").first).to_have_text("公示：抖音被红牌罚下")
     page.goto(server + "/day")
-    expect(page.locator("#ann-1")).to_have_value("「乌鸦飞过」\n抖音被红牌罚下")
+    # the red card's 公示 is an item of its own, first (posted at once and alone)
+    expect(page.locator("#announcements .ann").first.locator("textarea")).to_have_value(
+        "抖音被红牌罚下"
+    )
 
     # Press "g" on the last one: dismissed (green).
     page.goto(server + "/queue")
@@ -192,6 +195,8 @@ def test_m72_red_card_and_inert_hostile_post(server: str, page: Any) -> None:
     page.goto(server + "/day")
     with page.expect_navigation():
         page.click("#close-day")
+    with page.expect_navigation():
+        page.click("#confirm-close")
     page.goto(server + "/players")
     row = page.locator("table.players tbody tr", has_text="抖音")
     expect(row).to_contain_text("出局")
@@ -245,6 +250,8 @@ def test_m08_night_form_reason_plan_and_choice(server: str, page: Any) -> None:
     page.check("#close-day-form input[name=accelerated]")
     with page.expect_navigation():
         page.click("#close-day")
+    with page.expect_navigation():
+        page.click("#confirm-close")
     for wolf in names[:4]:
         body = {"type": "skill", "actor": wolf, "skill": "leader_vote", "target": "穗乃果"}
         api_post(server, actions, token, body)
@@ -270,7 +277,7 @@ def test_m08_night_form_reason_plan_and_choice(server: str, page: Any) -> None:
         duel.locator("button[type=submit]").click()
     with page.expect_navigation():
         row("绘里", "duel_agree").get_by_role("button", name="不同意", exact=True).click()
-    chosen = page.locator("ul.plain")
+    chosen = page.locator("#tonight ul.chosen")
     expect(chosen).to_contain_text("绘里 <提交指杀> → 凛（冲锋）")
     expect(chosen).to_contain_text("穗乃果 <决战> → 梨子、凛、希")
     expect(chosen).to_contain_text("绘里 <同意决战> → 不同意")

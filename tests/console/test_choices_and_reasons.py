@@ -38,6 +38,11 @@ NTR_SEED = "console-ntr"
 # helpers
 
 
+def plain(html: str) -> str:
+    """``html`` without the ``<bdi>`` isolating names (the tests read the names' text)."""
+    return re.sub(r"</?bdi>", "", html)
+
+
 def flashes(html: str) -> list[str]:
     return [unescape(m) for m in re.findall(r'<li class="flash flash-\w+">(.*?)</li>', html, re.S)]
 
@@ -45,7 +50,7 @@ def flashes(html: str) -> list[str]:
 def action_rows(html: str) -> dict[tuple[str, str], str]:
     """The night-action rows of /day by (actor, skill), each row's markup."""
     rows: dict[tuple[str, str], str] = {}
-    for row in re.findall(r"<tr>\s*<td><b>.*?</tr>", html, re.S):
+    for row in re.findall(r'<li class="night-row">.*?</li>', html, re.S):
         found = re.search(
             r'name="actor" value="([^"]+)">\s*<input type="hidden" name="skill" value="([^"]+)"',
             row,
@@ -105,7 +110,7 @@ def act(console: Any, data: dict[str, Any]) -> str:
     """Post the night-action form; the /day page after the redirect."""
     response = console.client.post("/action", data={"csrf_token": console.csrf("/day"), **data})
     assert response.status_code == 302
-    return str(console.html("/day"))
+    return str(plain(console.html("/day")))
 
 
 def create(console: Any, ruleset: str, players: list[str], roles: dict[str, str], seed: str
@@ -119,7 +124,7 @@ def m08_first_night(console: Any) -> dict[str, Any]:
     """An M08 game at night 1 (day 1 closed with 加速: no lurking cards), 穗乃果 elected 狼头
     by the four wolves' 争权 votes entered in the console."""
     game = create(console, "m08", M08_PLAYERS, M08_ROLES, "console-m08")
-    console.form("/day/close", {"accelerated": "1"}, page="/day")
+    console.form("/day/close", {"confirmed": "1", "accelerated": "1"}, page="/day")
     for wolf in WOLVES:
         act(console, {"actor": wolf, "skill": "leader_vote", "target": LEADER})
     return game
@@ -131,12 +136,13 @@ def m08_first_night(console: Any) -> dict[str, Any]:
 
 def test_m08_proposals_carry_a_reason_and_the_leader_kills(app: Flask, console: Any) -> None:
     game = m08_first_night(console)
-    rows = action_rows(console.html("/day"))
+    rows = action_rows(plain(console.html("/day")))
     proposal = rows[("绘里", "propose")]
     assert re.search(
         r'指杀理由 <input type="text" name="reason"[^>]*placeholder="如：刀人"', proposal
     )
-    assert options(proposal, "target") == [M08_PLAYERS]
+    # 「请选择」 first: nothing is preselected
+    assert options(proposal, "target") == [["__pick__", *M08_PLAYERS]]
     # target-only rows stay as they were: a target select and 记录, nothing else
     divine = rows[("妮可", "divine")]
     assert 'name="reason"' not in divine and 'name="plan"' not in divine
@@ -156,8 +162,8 @@ def test_m08_proposals_carry_a_reason_and_the_leader_kills(app: Flask, console: 
     assert ("小鸟", "propose") in action_rows(html)
 
     act(console, {"actor": "小鸟", "skill": "propose", "target": "真姬", "reason": "划水"})
-    kill = action_rows(console.html("/day"))[(LEADER, "kill")]
-    assert options(kill, "target") == [["凛", "真姬"]]  # only what the wolves proposed
+    kill = action_rows(plain(console.html("/day")))[(LEADER, "kill")]
+    assert options(kill, "target") == [["__pick__", "凛", "真姬"]]  # only what was proposed
     assert 'name="reason"' not in kill
     html = act(console, {"actor": LEADER, "skill": "kill", "target": "真姬"})
     assert "穗乃果 &lt;杀人&gt; → 真姬（划水）" in html
@@ -173,7 +179,7 @@ def test_m08_proposals_carry_a_reason_and_the_leader_kills(app: Flask, console: 
             "reason": "冲锋"} in audited  # fmt: skip
     assert audited[-1] == {"type": "skill", "actor": LEADER, "skill": "kill", "target": "真姬"}
 
-    console.form("/night/close", {}, page="/day")
+    console.form("/night/close", {"confirmed": "1"}, page="/day")
     assert "夜晚出局角色：真姬" in console.announcements(game)
     timeline = unescape(console.html("/timeline"))
     assert "小鸟 发动<提交指杀> → 真姬（划水）" in timeline
@@ -185,7 +191,7 @@ def test_m08_proposals_carry_a_reason_and_the_leader_kills(app: Flask, console: 
 
 def test_m08_duel_plan_and_agreements_end_the_game(app: Flask, console: Any) -> None:
     game = m08_first_night(console)
-    rows = action_rows(console.html("/day"))
+    rows = action_rows(plain(console.html("/day")))
     duel = rows[(LEADER, "duel")]
     assert 'name="target"' not in duel
     assert re.findall(r"<label class=\"small\">(第\d刀) <select name=\"plan\"", duel) == [
@@ -193,9 +199,7 @@ def test_m08_duel_plan_and_agreements_end_the_game(app: Flask, console: Any) -> 
     ]  # fmt: skip
     # every living non-wolf, as the engine allows them; the first slot must be filled
     assert options(duel, "plan") == [["", *NOT_WOLVES]] * 3
-    assert re.search(
-        r'<select name="plan" class="plan" required>\s*<option value="">（请选择）', duel
-    )
+    assert re.search(r'<select name="plan" class="plan" required>\s*<option value="">请选择', duel)
     assert ("绘里", "duel_agree") not in rows
 
     before = counts(app, game["id"])
@@ -271,20 +275,20 @@ def wa004_question(console: Any) -> tuple[dict[str, Any], str, str]:
     g4a, b5 = pairs[4][0], pairs[5][0]
     for betrayer in [c for c in WA004_PLAYERS if roles[c] == "betrayer"]:
         act(console, {"actor": betrayer, "skill": "true_love", "target": NOBLE})
-    console.form("/day/close", {"accelerated": "1"}, page="/day")
+    console.form("/day/close", {"confirmed": "1", "accelerated": "1"}, page="/day")
     act(console, {"actor": b0, "skill": "breakup", "target": ""})
     act(console, {"actor": NOBLE, "skill": "barbecue", "target": g4a})
-    console.form("/night/close", {}, page="/day")
-    console.form("/day/close", {"accelerated": "1"}, page="/day")
+    console.form("/night/close", {"confirmed": "1"}, page="/day")
+    console.form("/day/close", {"confirmed": "1", "accelerated": "1"}, page="/day")
     act(console, {"actor": b0, "skill": "ntr", "target": g1})
     act(console, {"actor": NOBLE, "skill": "barbecue", "target": b5})
-    console.form("/night/close", {}, page="/day")
+    console.form("/night/close", {"confirmed": "1"}, page="/day")
     return game, b0, g1
 
 
 def test_wa004_consent_question_shown_and_agreed(app: Flask, console: Any, seed_only: None) -> None:
     game, b0, g1 = wa004_question(console)
-    html = console.html("/day")
+    html = plain(console.html("/day"))
     assert "第2天 夜晚" in html
     row = action_rows(html)[(g1, "ntr_consent")]
     assert '&lt;牛头人答复&gt; <span class="tag">须决定</span>' in row
@@ -304,9 +308,9 @@ def test_wa004_consent_question_shown_and_agreed(app: Flask, console: Any, seed_
 
 def test_wa004_consent_deadline_is_no(console: Any, seed_only: None) -> None:
     game, b0, g1 = wa004_question(console)
-    assert 'id="deadline"' in console.html("/day")
+    assert 'id="deadline"' in plain(console.html("/day"))
     console.form("/deadline", {}, page="/day")
-    html = console.html("/day")
+    html = plain(console.html("/day"))
     assert "第3天" in html and (g1, "ntr_consent") not in action_rows(html)
     heard = told(console, game, g1)
     assert f"你未按时答复，视为不同意和{b0}成为情侣" in heard

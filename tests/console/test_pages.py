@@ -371,7 +371,7 @@ def test_direct_red_ejects_and_is_announced(console: Any, game: dict[str, Any]) 
     assert "支付宝被红牌罚下" in day
     # M72: 白天红牌罚下导致的出局结算在投票结算之后执行
     assert "红牌罚下（投票结算后出局）" in console.html("/players")
-    console.form("/day/close", {}, page="/day")
+    console.form("/day/close", {"confirmed": "1"}, page="/day")
     players = console.html("/players")
     row = re.search(r"<b>支付宝</b>.*?</tr>", players, re.S)
     assert row is not None and "出局" in row.group(0) and "红牌罚下" in row.group(0)
@@ -418,15 +418,15 @@ def test_day_tally_close_day_and_night(console: Any, game: dict[str, Any]) -> No
     assert "未投：支付宝" in day
     console.form("/proxy", {"voter": "支付宝", "target": "微信"}, page="/day")
     assert "支付宝获得2票\n微信获得2票" in unescape(console.html("/day"))
-    console.form("/day/close", {"accelerated": "1"}, page="/day")
+    console.form("/day/close", {"confirmed": "1", "accelerated": "1"}, page="/day")
     night = console.html("/day")
     assert "第1天 夜晚" in night and "夜晚行动" in night
     # The guard protects 微信; the wolves then kill 微信: 平安夜.
     console.form("/action", {"actor": "美团", "skill": "guard", "target": "微信"}, page="/day")
     console.form("/action", {"actor": "微信", "skill": "kill", "target": "微信"}, page="/day")
     page = console.html("/day")
-    assert "美团 &lt;守护之盾&gt; → 微信" in page
-    console.form("/night/close", {}, page="/day")
+    assert "<bdi>美团</bdi> &lt;守护之盾&gt; → <bdi>微信</bdi>" in page
+    console.form("/night/close", {"confirmed": "1"}, page="/day")
     after = console.html("/day")
     assert "第2天 投票" in after
     assert console.announcements(game)[-2:] == ["前一天无人出局", "「乌鸦飞过」"]
@@ -434,7 +434,7 @@ def test_day_tally_close_day_and_night(console: Any, game: dict[str, Any]) -> No
 
 def test_illegal_night_action_is_a_message(console: Any, game: dict[str, Any]) -> None:
     console.login(game["director_token"])
-    console.form("/day/close", {}, page="/day")
+    console.form("/day/close", {"confirmed": "1"}, page="/day")
     console.form("/action", {"actor": "美团", "skill": "guard", "target": "美团"}, page="/day")
     day = console.html("/day")
     assert "&lt;守护之盾&gt;不能对自己使用" in day and "guard_self" not in day
@@ -444,7 +444,7 @@ def test_illegal_night_action_is_a_message(console: Any, game: dict[str, Any]) -
 
 def test_closing_the_wrong_phase_is_a_message(console: Any, game: dict[str, Any]) -> None:
     console.login(game["director_token"])
-    console.form("/night/close", {}, page="/day")
+    console.form("/night/close", {"confirmed": "1"}, page="/day")
     assert "不能关闭夜晚" in console.html("/day")
 
 
@@ -452,7 +452,7 @@ def test_lurking_yellows_show_on_players_page(console: Any, game: dict[str, Any]
     for i in range(5):
         console.post(game, "微信", f"第{i}条分析：我觉得知乎发言有问题")
     console.login(game["director_token"])
-    console.form("/day/close", {}, page="/day")
+    console.form("/day/close", {"confirmed": "1"}, page="/day")
     players = console.html("/players")
     row = re.search(r"<b>微信</b>.*?</tr>", players, re.S)
     other = re.search(r"<b>知乎</b>.*?</tr>", players, re.S)
@@ -466,7 +466,7 @@ def test_timeline_and_chart(console: Any, game: dict[str, Any]) -> None:
     console.post(game, "支付宝", "曹尼玛")
     console.post(game, "支付宝", "今天先听发言")
     console.login(game["director_token"])
-    console.form("/day/close", {}, page="/day")
+    console.form("/day/close", {"confirmed": "1"}, page="/day")
     html = console.html("/timeline")
     assert "<svg" in html and "每名角色每天的发帖数与判罚" in html
     assert html.count('class="chart-name"') == 12
@@ -505,13 +505,13 @@ def test_every_ruleset_plays_through_the_pages(console: Any, ruleset: str, count
         console.html(path)
     console.settle()
     console.post(game, "角色1", "你这个傻逼")
-    console.form("/day/close", {}, page="/day")
+    console.form("/day/close", {"confirmed": "1"}, page="/day")
     night = console.html("/day")
     assert "第1天 夜晚" in night or "待处理的决定" in night
     for path in PAGES:
         console.html(path)
     console.settle()
-    console.form("/night/close", {}, page="/day")
+    console.form("/night/close", {"confirmed": "1"}, page="/day")
     for path in PAGES:
         html = console.html(path)
         assert "出错了" not in html
@@ -525,7 +525,7 @@ def test_zombie_and_activity_suggestions_render(console: Any, game: dict[str, An
     # 抖音 posts 5 times; everyone else lurks. Penalties go to the review queue.
     for i in range(5):
         console.post(game, "抖音", f"分析第{i}条")
-    console.form("/day/close", {"review": "1"}, page="/day")
+    console.form("/day/close", {"confirmed": "1", "review": "1"}, page="/day")
     queue = console.html("/queue")
     assert "潜水/未投票" in queue and "在未执行加速的讨论日不足五帖" in queue
     console.post(game, "支付宝", "我还在看戏<b>哈哈</b>", day=1)
@@ -557,9 +557,9 @@ def test_m08_sheriff_weight_in_tally(console: Any) -> None:
     for voter in players:
         console.post(game, voter, "投票对象：穗乃果\n投票理由：竞岗", thread="vote")
     console.login(game["director_token"])
-    console.form("/day/close", {"accelerated": "1"}, page="/day")
+    console.form("/day/close", {"confirmed": "1", "accelerated": "1"}, page="/day")
     console.settle()
-    console.form("/night/close", {}, page="/day")
+    console.form("/night/close", {"confirmed": "1"}, page="/day")
     if 'id="deadline"' in console.html("/day"):
         console.form("/deadline", {}, page="/day")
     sheriff_view = console.client.get(f"/api/games/{game['id']}/view").get_json()

@@ -29,9 +29,9 @@ def flashes(html: str) -> list[str]:
 
 def kill_at_night(console: Any, victim: str) -> None:
     """Close day 1 (accelerated: no lurking cards) and let the wolf 微信 kill ``victim``."""
-    console.form("/day/close", {"accelerated": "1"}, page="/day")
+    console.form("/day/close", {"confirmed": "1", "accelerated": "1"}, page="/day")
     console.form("/action", {"actor": "微信", "skill": "kill", "target": victim}, page="/day")
-    console.form("/night/close", {}, page="/day")
+    console.form("/night/close", {"confirmed": "1"}, page="/day")
 
 
 def last_words_open(html: str) -> list[str]:
@@ -206,23 +206,27 @@ def test_day_vote_words_wait_for_the_next_day(console: Any, seed_only: None) -> 
     players = ["穗乃果", "绘里", "小鸟", "海未", "凛", "真姬", "希", "花阳", "妮可", "千歌", "梨子"]
     game = console.new_game("m08", players, seed="m08-words")
     console.login(game["director_token"])
-    console.form("/day/close", {"accelerated": "1"}, page="/day")  # day 1: sheriff election
+    console.form(
+        "/day/close", {"confirmed": "1", "accelerated": "1"}, page="/day"
+    )  # day 1: sheriff election
     console.settle()
-    console.form("/night/close", {}, page="/day")
+    console.form("/night/close", {"confirmed": "1"}, page="/day")
     console.settle()
     living = console.client.get(f"/api/games/{game['id']}/view").get_json()["living"]
     target = living[0]
     day = console.client.get(f"/api/games/{game['id']}/view").get_json()["day"]
     for voter in living:
         console.post(game, voter, f"投票对象：{target}\n投票理由：测试", thread="vote", day=day)
-    console.form("/day/close", {"accelerated": "1"}, page="/day")
+    console.form("/day/close", {"confirmed": "1", "accelerated": "1"}, page="/day")
     assert target in last_words_open(console.html("/players"))
     console.form(
         "/last-words", {"character": target, "text": "我是好人", "choice": "give"}, page="/players"
     )
     assert f"已记录{target}的遗言，将在下一个游戏日开始时公示" in flashes(console.html("/players"))
     assert f"{target}的遗言：我是好人" not in console.announcements(game)
-    console.form("/night/close", {}, page="/day")  # nobody acts: the seed's defaults
+    console.form(
+        "/night/close", {"confirmed": "1"}, page="/day"
+    )  # nobody acts: the seed's defaults
     if 'id="deadline"' in console.html("/day"):
         console.form("/deadline", {}, page="/day")
     assert "第3天" in console.html("/day")
