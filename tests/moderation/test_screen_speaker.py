@@ -39,6 +39,9 @@ QUOTED_RULES = [
     ("导演，我想问一下说滚算不算骂人？", "insult"),
     ("请问说自己对天发誓会被罚吗？", "oath"),
     ("大家别拿全家担保了，没用的", "oath"),
+    # a floor and clause reference with a colon, and 禁了 as the rule's verb
+    ("规则帖2楼第3条：不许讨论替补，大家注意", "vest"),
+    ("规则禁了拿人格担保，别再用了", "oath"),
 ]
 
 QUOTED_PLAYERS = [
@@ -98,6 +101,11 @@ CITATIONS = [
     ("3号昨天赌咒发誓说自己是预言家，所以我信他", "赌咒发誓"),
     ("9号说“我以人格担保我是女巫”，那我信她是女巫", "我以人格担保"),
     ("他发誓说他是好人，所以我保他", "发誓"),
+    # a player named by name, with a time word before the oath act, and judgements a player
+    # draws without the words 信/站 (投不下去, 信一次, 不信他信谁)
+    ("希昨天拿人格担保了，这票我投不下去", "拿人格担保"),
+    ("绘里刚才用全家担保，那就信她一次", "用全家担保"),
+    ("小鸟都以信仰担保了，不信她信谁", "以信仰担保"),
 ]
 NOT_CITATIONS = [
     "他昨天说要拿全家担保，结果今天就改口了",  # reported, but no judgement drawn from it
