@@ -127,7 +127,8 @@ def quality(rows: Sequence[dict[str, object]], found: Sequence[set[str]], show: 
     clean = [i for i, g in enumerate(labels) if not g]
     flagged = [i for i in clean if found[i]]
     out.append(
-        f"clean with any finding {len(flagged)}/{len(clean)} = {len(flagged) / max(1, len(clean)):.1%}"
+        f"clean with any finding {len(flagged)}/{len(clean)} = "
+        f"{len(flagged) / max(1, len(clean)):.1%}"
     )
     tally: dict[str, list[int]] = {}
     for row, f, g in zip(rows, found, labels, strict=True):
