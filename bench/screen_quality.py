@@ -126,10 +126,8 @@ def quality(rows: Sequence[dict[str, object]], found: Sequence[set[str]], show: 
     out.insert(0, f"macro-F1 insult/oath/vest {sum(core) / 3:.3f}")
     clean = [i for i, g in enumerate(labels) if not g]
     flagged = [i for i in clean if found[i]]
-    out.append(
-        f"clean with any finding {len(flagged)}/{len(clean)} = "
-        f"{len(flagged) / max(1, len(clean)):.1%}"
-    )
+    share = len(flagged) / max(1, len(clean))
+    out.append(f"clean with any finding {len(flagged)}/{len(clean)} = {share:.1%}")
     tally: dict[str, list[int]] = {}
     for row, f, g in zip(rows, found, labels, strict=True):
         for c in g:

@@ -1167,6 +1167,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="name of the matching --eval set in the report (default: the file's stem)",
     )
+    parser.add_argument(
+        "--no-blind",
+        action="store_true",
+        help="do not score CORPUS/blind/*.jsonl (scored by default, never trained on)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
@@ -1226,8 +1231,14 @@ def train(
     return model, evaluation, splits, time.perf_counter() - started
 
 
+#: The folder of the corpus holding the blind sets (never trained on: the loader reads only
+#: ``CORPUS/*.jsonl``), scored with the full screener by every ``bansha train`` run.
+BLIND_DIR = "blind"
+
+
 def _eval_sets(args: argparse.Namespace) -> list[tuple[str, list[Post]]]:
-    """The ``--eval`` sets, loaded and named (names from ``--eval-name`` in order, else stems)."""
+    """The ``--eval`` sets, loaded and named (names from ``--eval-name`` in order, else stems),
+    then every blind set ``CORPUS/blind/*.jsonl`` not given already (unless ``--no-blind``)."""
     names: list[str] = list(args.eval_name)
     if len(names) > len(args.eval):
         raise CorpusError(f"{len(names)} --eval-name for {len(args.eval)} --eval file(s)")
@@ -1239,6 +1250,20 @@ def _eval_sets(args: argparse.Namespace) -> list[tuple[str, list[Post]]]:
         posts = load_jsonl(path)
         _check_unique(posts)
         sets.append((name, posts))
+    # the blind sets (written from the seeds and the definitions only) are scored on every run,
+    # so each report carries their table and reliability table; an --eval of the same file wins
+    given = {path.resolve() for path in args.eval}
+    blind = (
+        []
+        if getattr(args, "no_blind", False)
+        else sorted((args.corpus / BLIND_DIR).glob("*.jsonl"))
+    )
+    for path in blind:
+        if path.resolve() in given or any(path.stem == other for other, _ in sets):
+            continue
+        posts = load_jsonl(path)
+        _check_unique(posts)
+        sets.append((path.stem, posts))
     return sets
 
 
