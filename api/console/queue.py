@@ -256,11 +256,15 @@ def _without_cite(text: str, cite: str) -> str:
 class NeedsConfirmation(ConsoleError):
     """A ruling that gives a red card, not yet confirmed: ``message`` is the warning."""
 
-    def __init__(self, message: str, *, sid: int, character: str, colour: str) -> None:
+    def __init__(
+        self, message: str, *, sid: int, character: str, colour: str, faction: str = ""
+    ) -> None:
         super().__init__(message)
         self.sid = sid
         self.character = character
         self.colour = colour
+        #: the character's faction, by name (what 判负 with the red card would judge lost)
+        self.faction = faction
 
 
 def decide_suggestion(
@@ -295,8 +299,14 @@ def decide_suggestion(
                 ]
                 warning = red_warning(locked.ruleset, suggestion.character, live, colour)
                 if warning is not None:
+                    game = locked.game
+                    faction = game.state.factions.get(suggestion.character, "")
                     raise NeedsConfirmation(
-                        warning, sid=sid, character=suggestion.character, colour=colour
+                        warning,
+                        sid=sid,
+                        character=suggestion.character,
+                        colour=colour,
+                        faction=game.params.factions.get(faction, faction),
                     )
             action, changed = decision_for(suggestion.colour, colour)
             result = decide(

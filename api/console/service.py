@@ -33,17 +33,14 @@ from api.console.forms import MAX_NAME
 from api.console.labels import (
     cause_label,
     colour_label,
-    day_title,
     label,
     labels,
     phase_label,
-    skill_label,
 )
 from api.database import db
 from api.errors import ApiError, NotFound
 from api.gameplay import Game, action_from_json
 from api.locking import characters_of, locked_game, read_game
-from api.rulings import give_card as referee_give_card
 from api.schema import SchemaError
 from api.store import audit, lock_game
 from api.tokens import replace_token
@@ -52,7 +49,7 @@ from game_rules.params import load_params
 from game_rules.penalties import CardColour
 from models.cards import Card, Suggestion
 from models.game import Game as GameRow
-from models.game import GameEvent, Token
+from models.game import Token
 
 #: the new-game form's rulesets: the seeds' three and their variant files (game_rules/rulesets)
 RULESETS = ("m72", "m08", "m08_12", "wa004", "wa004_consent")
@@ -347,7 +344,7 @@ def ledger_summary(
 
 
 # ---------------------------------------------------------------------------------------------
-# Cards given (the review queue's rulings and the players page's direct cards)
+# Cards given (the review queue's rulings; the players page's direct cards: verdicts.py)
 
 
 @dataclass(frozen=True)
@@ -358,48 +355,6 @@ class DecisionResult:
     cards: list[str] = field(default_factory=list)
     announcements: list[str] = field(default_factory=list)
     ended: bool = False
-
-
-def give_card(
-    game_id: str,
-    *,
-    character: str,
-    colour: str,
-    category: str,
-    reason: str,
-    faction_lost: bool,
-    actor: str,
-) -> DecisionResult:
-    """A card given directly (串号/作弊 → red ...), recorded as a decided manual suggestion."""
-    if colour not in ("blue", "yellow", "red"):
-        raise ConsoleError("直接判罚只能选择蓝牌、黄牌或红牌")
-    if not reason.strip():
-        raise ConsoleError("请写明判罚理由")
-    if not cardrules.known_category(category):
-        raise ConsoleError(f"未知的违规类别：{category}")
-    try:
-        with locked_game(game_id) as (_session, locked):
-            if character not in locked.game.characters:
-                raise ConsoleError(f"没有名为「{character}」的角色")
-            result = referee_give_card(
-                locked,
-                character=character,
-                category=category,
-                colour=colour,
-                reason=reason.strip(),
-                day=None,
-                faction_lost=faction_lost,
-                actor=actor,
-            )
-    except ApiError as exc:
-        raise ConsoleError(api_message(exc)) from exc
-    ejected = result.get("ejected") or {}
-    return DecisionResult(
-        colour=colour,
-        cards=[f"{c['character']}：{colour_label(c['colour'])}" for c in result["cards"]],
-        announcements=list(ejected.get("announcements", [])),
-        ended=bool(result["outcome"].get("ended")),
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -773,106 +728,6 @@ def director_action(
     return tuple(events)
 
 
-# ---------------------------------------------------------------------------------------------
-# Timeline
-
-
-def _describe_event(payload: Mapping[str, Any], game: Game) -> tuple[str, str] | None:
-    """(css kind, Chinese line) for one logged event, or None for bookkeeping events."""
-    kind = payload.get("type")
-    if kind == "phase_started":
-        return "phase", f"{phase_label(str(payload['phase']))}开始"
-    if kind == "announced":
-        if payload.get("kind") == "commitment":
-            return "public", str(payload["text"])
-        return ("red" if payload.get("kind") == "card" else "public"), f"公示：{payload['text']}"
-    if kind == "action_taken":
-        detail = payload.get("detail")
-        from api.console.night import chosen_text  # night.py builds on this module
-
-        target = chosen_text(payload.get("target"), detail if isinstance(detail, Mapping) else {})
-        return "night", f"{payload['actor']} 发动<{skill_label(str(payload['skill']))}> → {target}"
-    if kind == "eliminated":
-        return "out", f"{payload['character']} 出局（{cause_label(str(payload['cause']))}）"
-    if kind == "sheriff_changed" and payload.get("character"):
-        return "info", f"警长：{payload['character']}"
-    if kind == "told":
-        to = "、".join(payload.get("to") or ())
-        return "private", f"私下告知 {to}：{payload['text']}"
-    if kind == "votes_tallied":
-        counts = "，".join(
-            f"{k} {_fraction_text(v)}票" for k, v in (payload.get("counts") or {}).items()
-        )
-        return "info", f"计票（含隐藏票）：{counts or '无有效票'}"
-    if kind == "faction_lost":
-        faction = str(payload.get("faction"))
-        return "out", f"{game.params.factions.get(faction, faction)}判负"
-    if kind == "substituted":
-        return (
-            "info",
-            f"替补：{payload['new_player']} 接替 {payload['old_player']}（{payload['character']}）",
-        )
-    if kind == "last_words_given" and payload.get("text"):
-        return "info", f"{payload['character']} 留下遗言"
-    if kind == "random_picked":  # published with the verification record when the game ends
-        result = "、".join(payload.get("result") or ())
-        where = f"{payload.get('label')}，第{payload.get('position')}条"
-        return "info", f"随机抽取（{where}）：{result}"
-    return None
-
-
-def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
-    """The game day by day (director's log merged with cards) and the activity chart's data."""
-    events = session.execute(
-        select(GameEvent.payload, GameEvent.created_at)
-        .where(GameEvent.game_id == row.id)
-        .order_by(GameEvent.seq)
-    ).all()
-    entries: list[tuple[int, Any, int, dict[str, str]]] = []
-    day = 0
-    for order, (payload, at) in enumerate(events):
-        if payload.get("type") == "phase_started":
-            day = int(payload["day"])
-        described = _describe_event(payload, game)
-        if described is None:
-            continue
-        css, text = described
-        entries.append((day, at, order, {"kind": css, "text": text, "at": local_time(at)}))
-    cards = session.scalars(select(Card).where(Card.game_id == row.id).order_by(Card.id)).all()
-    revoked = revocations_of(session, row.id)
-    for c in cards:
-        text = f"{c.character} {colour_label(c.colour)}：{c.reason}"
-        if c.id in revoked:
-            text += f"（已撤销：{revoked[c.id].reason}）"
-        entries.append(
-            (c.day, c.created_at, 10**9 + c.id, {"kind": f"card card-{c.colour}", "text": text,
-                                                 "at": local_time(c.created_at)})
-        )  # fmt: skip
-    entries.sort(key=lambda e: (e[0], e[1], e[2]))
-    days: dict[int, list[dict[str, str]]] = {}
-    for d, _at, _order, entry in entries:
-        days.setdefault(d, []).append(entry)
-    counts, _water = activity_counts(session, row.id)
-    posts = {c: {d: counts.get(d, {}).get(c, 0) for d in counts} for c in game.characters}
-    card_days: dict[str, dict[int, list[str]]] = {c: {} for c in game.characters}
-    for c in cards:
-        if c.source != "escalation" and c.id not in revoked:
-            card_days.setdefault(c.character, {}).setdefault(c.day, []).append(c.colour)
-    chart_days = sorted({*counts, *range(1, max(game.state.day, 1) + 1)} - {0})
-    out_day = {e.character: e.day for e in game.state.eliminations}
-    return {
-        "days": [{"day": d, "title": day_title(d), "entries": days[d]} for d in sorted(days)],
-        "chart": {
-            "characters": list(game.characters),
-            "days": chart_days,
-            "posts": posts,
-            "cards": card_days,
-            "threshold": cardrules.rules(row.ruleset).activity.single_day_min,
-            "out": out_day,
-        },
-    }
-
-
 def ensure_int(raw: str | None, what: str) -> int:
     """A positive id from a form or URL, or :class:`ConsoleError`."""
     if raw is None or not raw.isdigit() or len(raw) > 12:
@@ -887,10 +742,8 @@ __all__ = [
     "GameSummary",
     "create_game",
     "game_for_director_token",
-    "give_card",
     "players",
     "reading",
     "summary",
-    "timeline",
     "token_still_valid",
 ]

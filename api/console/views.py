@@ -24,7 +24,16 @@ from flask import (
 )
 from werkzeug.wrappers import Response as BaseResponse
 
-from api.console import announcements, day, night, posts_page, service, trust
+from api.console import (
+    announcements,
+    day,
+    night,
+    posts_page,
+    service,
+    timeline_page,
+    trust,
+    verdicts,
+)
 from api.console import queue as queue_page
 from api.console.chart import activity_chart
 from api.console.forms import (
@@ -206,6 +215,7 @@ def decide(sid: str) -> BaseResponse | str:
             colour_name=colour_label(exc.colour),
             note=note,
             faction_lost=faction_lost,
+            faction=exc.faction,
             back=_queue_return(back),
         )
     except ConsoleError as exc:
@@ -249,6 +259,7 @@ def players() -> str:
             **service.players(session, row, game),
             "revocable": trust.revocable_cards(session, row),
             "appeals": trust.appeals(session, row),
+            "factions": verdicts.faction_choices(game),
         },
     )
 
@@ -324,10 +335,11 @@ def audit() -> str:
 
 @console_bp.post("/card")
 @director_required
-def give_card() -> BaseResponse:
-    """A card given directly by the director (e.g. 串号/作弊 → 红牌)."""
+def give_card() -> BaseResponse | str:
+    """A card given directly by the director (e.g. 串号/作弊 → 红牌); a red card (direct or by
+    escalation) or a 判负 with it answers with its confirmation page first."""
     try:
-        result = service.give_card(
+        result = verdicts.give_card(
             _director_game(),
             character=request.form.get("character", ""),
             colour=request.form.get("colour", ""),
@@ -335,14 +347,41 @@ def give_card() -> BaseResponse:
             reason=request.form.get("reason", ""),
             faction_lost=request.form.get("faction_lost") == "1",
             actor=_actor(),
+            confirmed=request.form.get("confirmed") == "1",
         )
+    except verdicts.NeedsConfirmation as exc:
+        return _page("console/verdict_confirm.html", confirm=exc)
     except ConsoleError as exc:
         flash(exc.message, "error")
         return _back("console.players")
     flash("已判罚：" + "；".join(result.cards), "ok")
     for line in result.announcements:
         flash(f"公示：{line}", "red")
+    if result.ended:
+        flash("游戏已经结束", "red")
     return _back("console.players")
+
+
+@console_bp.post("/forfeit")
+@director_required
+def declare_lost() -> BaseResponse | str:
+    """判负: a faction judged lost, after its confirmation page (what will happen)."""
+    try:
+        lines = verdicts.declare_lost(
+            _director_game(),
+            faction=request.form.get("faction", ""),
+            reason=request.form.get("reason", ""),
+            actor_label=_actor(),
+            confirmed=request.form.get("confirmed") == "1",
+        )
+    except verdicts.NeedsConfirmation as exc:
+        return _page("console/verdict_confirm.html", confirm=exc)
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.players", _anchor="forfeit")
+    for line in lines:
+        flash(line, "red")
+    return _back("console.players", _anchor="forfeit")
 
 
 @console_bp.post("/substitute")
@@ -675,7 +714,7 @@ def timeline() -> str:
     """The game day by day, with the posts-and-cards chart."""
 
     def build(session: Any, row: Any, game: Any) -> dict[str, Any]:
-        data = service.timeline(session, row, game)
+        data = timeline_page.timeline(session, row, game)
         chart = data["chart"]
         data["svg"] = activity_chart(
             chart["characters"],
