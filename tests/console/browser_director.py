@@ -147,16 +147,24 @@ class Director:
         self.submit(self.page.locator(f"#s-{sid} button[value={colour}]"))
 
     def act(
-        self, prefer: Callable[[str, str, list[str]], str | None], limit: int = 40
+        self,
+        prefer: Callable[[str, str, list[str]], str | None],
+        skip: frozenset[str] = frozenset(),
+        limit: int = 40,
     ) -> list[str]:
-        """Enter every offered night skill or required decision in the page, the target chosen
-        by ``prefer(actor, skill, options)`` (None: the first option); the rows entered."""
+        """Enter every offered night skill or required decision in the page but the ``skip``
+        skills, the target chosen by ``prefer(actor, skill, options)`` (None: the first
+        option); the rows entered."""
         done: list[str] = []
         for _ in range(limit):
-            forms = self.page.locator("#night-actions form")
-            if forms.count() == 0:
+            forms = [
+                f
+                for f in self.page.locator("#night-actions form").all()
+                if f.locator("input[name=skill]").get_attribute("value") not in skip
+            ]
+            if not forms:
                 break
-            form = forms.first
+            form = forms[0]
             actor = form.locator("input[name=actor]").get_attribute("value") or ""
             skill = form.locator("input[name=skill]").get_attribute("value") or ""
             select = form.locator("select[name=target]")
