@@ -28,6 +28,7 @@ from api.console import (
     announcements,
     day,
     night,
+    player_tokens,
     posts_page,
     service,
     timeline_page,
@@ -260,6 +261,7 @@ def players() -> str:
             "revocable": trust.revocable_cards(session, row),
             "appeals": trust.appeals(session, row),
             "factions": verdicts.faction_choices(game),
+            "tokens": player_tokens.player_token_rows(session, row, game),
         },
     )
 
@@ -414,7 +416,7 @@ def revoke_token() -> BaseResponse:
     """吊销令牌: the character's player token stops working at once; no new one is issued."""
     character = request.form.get("character", "")
     try:
-        revoked = service.revoke_player_token(
+        revoked = player_tokens.revoke_player_token(
             _director_game(),
             character=character,
             actor_label=_actor(),
@@ -435,7 +437,7 @@ def revoke_token() -> BaseResponse:
 def reissue_token() -> BaseResponse | str:
     """重发令牌: revoke the character's player token and show the new one, this once."""
     try:
-        change = service.reissue_player_token(
+        change = player_tokens.reissue_player_token(
             _director_game(),
             character=request.form.get("character", ""),
             expected_live=request.form.get("live", ""),
