@@ -170,6 +170,8 @@ def test_m72_whole_game_from_the_console(server: str, page: Any) -> None:  # noq
         if actor == seer and fox in options:
             return fox  # 占卜 the fox: it dies (呪杀)
         pool = [o for o in options if (o in wolves) != (actor in wolves) and o != actor]
+        if actor in wolves:  # the wolves spare the seer and the fox, so the fox dies by 占卜
+            pool = [o for o in pool if o not in (seer, fox)]
         return pool[0] if pool else None
 
     # Day 1 (警长竞选): the 关门 time, chat, a wrong card taken back, a confirmed red card.
