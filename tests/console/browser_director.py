@@ -55,6 +55,7 @@ class Director:
         self.token = ""
         self.game_id = ""
         self.roles: dict[str, str] = {}
+        self.player_tokens: dict[str, str] = {}
         self.checked: list[str] = []
         self._post = 0
         self.errors: list[str] = []
@@ -100,6 +101,9 @@ class Director:
         self.submit(self.page.locator("#create"))
         self.axe("新游戏的令牌与身份")
         self.token = self.page.input_value("#director-token")
+        for tr in self.page.locator("table.tokens tbody tr").all():
+            character, token = tr.locator("td").all_inner_texts()
+            self.player_tokens[character.strip()] = token.strip()
         self.game_id = self.page.locator("h1 .muted").inner_text().lstrip("#").strip()
         self.go("/deal", "身份分配")
         for tr in self.page.locator("table.deal tbody tr").all():

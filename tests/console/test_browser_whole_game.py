@@ -222,7 +222,26 @@ def test_m72_whole_game_from_the_console(server: str, page: Any) -> None:  # noq
     assert d.copy_announcements() >= 1  # the last day's items too
     assert d.page.locator("#close-day, #close-night, #night-actions form").count() == 0
 
-    # The finished game: a token reissued (shown once), the audit, then every page.
+    # The finished game: the red-carded player appeals with the player token (the API), the
+    # director rules on it; a token reissued (shown once); the audit; then every page.
+    ledgers = api(d.base, "GET", f"/api/games/{d.game_id}/cards", d.token)["players"]
+    red = next(
+        c
+        for p in ledgers
+        if p["character"] == madman
+        for c in p["cards"]
+        if c["colour"] == "red" and c["source"] != "escalation"
+    )
+    api(d.base, "POST", f"/api/games/{d.game_id}/cards/{red['id']}/appeal",
+        d.player_tokens[madman], {"text": "我只是在引用别人的话"})  # fmt: skip
+    d.go("/players#appeals", "赛后申诉（待裁决）")
+    appeal = d.page.locator("#appeals .appeal", has_text="我只是在引用别人的话")
+    appeal.locator("input[name=note]").fill("原文确有辱骂")
+    d.submit(appeal.get_by_role("button", name="维持原判"))
+    assert "已裁决申诉：维持原判" in d.flash(), d.flash()
+    assert "裁决：" in d.page.locator("#appeals").inner_text()
+    d.axe("赛后申诉（已裁决）")
+
     d.go("/players#tokens")
     d.submit(d.page.locator("#tokens").get_by_role("button", name="重发令牌").first)
     d.axe("重发令牌（新令牌）")
