@@ -30,7 +30,7 @@ M72_PLAYERS = [
 ]  # fmt: skip  (same as conftest's game)
 PAGES = ("/queue", "/posts", "/players", "/day", "/timeline", "/deal")
 POSTS = ("/queue/1", "/card", "/day/close", "/night/close", "/action", "/proxy", "/substitute",
-         "/last-words")  # fmt: skip
+         "/last-words", "/forfeit")  # fmt: skip
 
 
 def marks(html: str) -> list[str]:

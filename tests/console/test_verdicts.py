@@ -120,11 +120,10 @@ def test_queue_red_with_faction_lost_names_the_faction(
 
 
 def test_forfeit_needs_csrf_and_login(console: Console, game: dict[str, Any]) -> None:
-    response = console.client.post("/forfeit", data={"faction": "wolves", "reason": "x",
-                                                     "confirmed": "1"})  # fmt: skip
-    assert response.status_code in (302, 400, 401)
+    body = {"faction": "wolves", "reason": "x", "confirmed": "1"}
+    assert console.client.post("/forfeit", data=body).status_code == 400  # no CSRF token
+    logged_out = console.form("/forfeit", body, page="/login")
+    assert logged_out.status_code == 302 and logged_out.headers["Location"].endswith("/login")
     console.login(game["director_token"])
-    response = console.client.post("/forfeit", data={"faction": "wolves", "reason": "x",
-                                                     "confirmed": "1"})  # fmt: skip
-    assert response.status_code == 400
+    assert console.client.post("/forfeit", data=body).status_code == 400
     assert view(console, game)["director"]["outcome"]["results"]["wolves"] == "undecided"
