@@ -29,6 +29,7 @@ from api.console import (
     day,
     night,
     player_tokens,
+    players_page,
     posts_page,
     service,
     timeline_page,
@@ -257,7 +258,7 @@ def players() -> str:
     return _page(
         "console/players.html",
         _build=lambda session, row, game: {
-            **service.players(session, row, game),
+            **players_page.players(session, row, game),
             "revocable": trust.revocable_cards(session, row),
             "appeals": trust.appeals(session, row),
             "factions": verdicts.faction_choices(game),
@@ -392,7 +393,7 @@ def substitute() -> BaseResponse:
     """替补: a new player takes over a character (每名角色仅限更换一次替补)."""
     character = request.form.get("character", "")
     try:
-        old, new = service.substitute(
+        old, new = players_page.substitute(
             _director_game(),
             character=character,
             player=request.form.get("player", ""),
@@ -459,7 +460,7 @@ def last_words() -> BaseResponse:
     character = request.form.get("character", "")
     abandon = request.form.get("choice") == "abandon"
     try:
-        lines = service.leave_last_words(
+        lines = players_page.leave_last_words(
             _director_game(),
             character=character,
             text=None if abandon else request.form.get("text", ""),
