@@ -285,6 +285,9 @@ def decide_suggestion(
         raise ConsoleError(f"未知的牌色：{colour}")
     if len(note) > 2000:
         raise ConsoleError("备注不能超过2000字")
+    if faction_lost and colour != "red":
+        # Asked before any confirmation: an escalation to red does not carry a 判负 either.
+        raise ConsoleError("只有红牌可以附带判负：请按红牌，或取消勾选「红牌时同时判负其阵营」")
     try:
         with locked_game(game_id) as (session, locked):
             suggestion = find_suggestion(session, sid)

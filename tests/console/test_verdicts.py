@@ -119,6 +119,20 @@ def test_queue_red_with_faction_lost_names_the_faction(
     assert view(console, game)["director"]["outcome"]["results"]["foxes"] == "undecided"
 
 
+def test_queue_faction_lost_needs_a_red_card(console: Console, game: dict[str, Any]) -> None:
+    # three yellows make a red by escalation; a 判负 is still refused before any confirmation
+    for text in ("曹尼玛", "草泥马"):
+        sid = console.post(game, "淘宝", text)["suggestion"]["id"]
+        console.login(game["director_token"])
+        console.form(f"/queue/{sid}", {"colour": "yellow"})
+    sid = console.post(game, "淘宝", "曹尼玛")["suggestion"]["id"]
+    response = console.form(f"/queue/{sid}", {"colour": "yellow", "faction_lost": "1"})
+    assert response.status_code == 302
+    assert "只有红牌可以附带判负" in unescape(console.html("/queue"))
+    assert "淘宝" in view(console, game)["living"]
+    assert [s["status"] for s in console.suggestions(game) if s["id"] == sid] == ["pending"]
+
+
 def test_forfeit_needs_csrf_and_login(console: Console, game: dict[str, Any]) -> None:
     body = {"faction": "wolves", "reason": "x", "confirmed": "1"}
     assert console.client.post("/forfeit", data=body).status_code == 400  # no CSRF token
