@@ -87,6 +87,7 @@ bench: venv-dev model
 
 # Console screenshots for docs/ and the README (needs Debian's chromium: make browser-deps).
 screenshots: venv-dev browser-deps
+	rm -f docs/screenshots/*.png
 	$(BIN)/python -m api.console.screenshots --out docs/screenshots
 
 # var/ holds the live SQLite database (var/bansha.sqlite3, see models/database.py) and the

@@ -22,6 +22,7 @@ from api.closing import activity_penalties, close_day, close_night
 from api.console import night
 from api.console.announcements import announcements_view, textarea_rows
 from api.console.labels import cause_label, colour_label
+from api.console.players_page import open_last_words, votes_by_day
 from api.console.service import (
     DEFAULT_TIMEZONE,
     ConsoleError,
@@ -30,8 +31,6 @@ from api.console.service import (
     director_action,
     local_time,
     manual_categories,
-    open_last_words,
-    votes_by_day,
 )
 from api.errors import ApiError
 from api.gameplay import Game

@@ -19,7 +19,8 @@ from api import cardrules
 from api.console.findings import finding_view
 from api.console.highlight import highlight, spans_from_findings
 from api.console.labels import colour_label, day_title, label, thread_label
-from api.console.service import local_time, votes_by_day
+from api.console.players_page import votes_by_day
+from api.console.service import local_time
 from api.gameplay import Game
 from api.ingest import THREADS
 from models.cards import Decision, Suggestion

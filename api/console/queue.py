@@ -256,11 +256,15 @@ def _without_cite(text: str, cite: str) -> str:
 class NeedsConfirmation(ConsoleError):
     """A ruling that gives a red card, not yet confirmed: ``message`` is the warning."""
 
-    def __init__(self, message: str, *, sid: int, character: str, colour: str) -> None:
+    def __init__(
+        self, message: str, *, sid: int, character: str, colour: str, faction: str = ""
+    ) -> None:
         super().__init__(message)
         self.sid = sid
         self.character = character
         self.colour = colour
+        #: the character's faction, by name (what 判负 with the red card would judge lost)
+        self.faction = faction
 
 
 def decide_suggestion(
@@ -281,6 +285,9 @@ def decide_suggestion(
         raise ConsoleError(f"未知的牌色：{colour}")
     if len(note) > 2000:
         raise ConsoleError("备注不能超过2000字")
+    if faction_lost and colour != "red":
+        # Asked before any confirmation: an escalation to red does not carry a 判负 either.
+        raise ConsoleError("只有红牌可以附带判负：请按红牌，或取消勾选「红牌时同时判负其阵营」")
     try:
         with locked_game(game_id) as (session, locked):
             suggestion = find_suggestion(session, sid)
@@ -295,8 +302,14 @@ def decide_suggestion(
                 ]
                 warning = red_warning(locked.ruleset, suggestion.character, live, colour)
                 if warning is not None:
+                    game = locked.game
+                    faction = game.state.factions.get(suggestion.character, "")
                     raise NeedsConfirmation(
-                        warning, sid=sid, character=suggestion.character, colour=colour
+                        warning,
+                        sid=sid,
+                        character=suggestion.character,
+                        colour=colour,
+                        faction=game.params.factions.get(faction, faction),
                     )
             action, changed = decision_for(suggestion.colour, colour)
             result = decide(

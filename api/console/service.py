@@ -13,7 +13,6 @@ except the highlighted post body (escaped segments, see :mod:`api.console.highli
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,33 +25,25 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from api import cardrules, schemas
-from api.auth import DIRECTOR, PLAYER, hash_token
+from api.auth import DIRECTOR, hash_token
 from api.card_store import ledger_for, revocations_of
-from api.closing import activity_counts
-from api.console.forms import MAX_NAME
 from api.console.labels import (
-    cause_label,
     colour_label,
-    day_title,
     label,
     labels,
     phase_label,
-    skill_label,
 )
 from api.database import db
 from api.errors import ApiError, NotFound
 from api.gameplay import Game, action_from_json
-from api.locking import characters_of, locked_game, read_game
-from api.rulings import give_card as referee_give_card
+from api.locking import locked_game, read_game
 from api.schema import SchemaError
-from api.store import audit, lock_game
-from api.tokens import replace_token
-from game_rules.events import Announced, Substituted
+from api.store import audit
 from game_rules.params import load_params
 from game_rules.penalties import CardColour
 from models.cards import Card, Suggestion
 from models.game import Game as GameRow
-from models.game import GameEvent, Token
+from models.game import Token
 
 #: the new-game form's rulesets: the seeds' three and their variant files (game_rules/rulesets)
 RULESETS = ("m72", "m08", "m08_12", "wa004", "wa004_consent")
@@ -347,7 +338,7 @@ def ledger_summary(
 
 
 # ---------------------------------------------------------------------------------------------
-# Cards given (the review queue's rulings and the players page's direct cards)
+# Cards given (the review queue's rulings; the players page's direct cards: verdicts.py)
 
 
 @dataclass(frozen=True)
@@ -358,368 +349,6 @@ class DecisionResult:
     cards: list[str] = field(default_factory=list)
     announcements: list[str] = field(default_factory=list)
     ended: bool = False
-
-
-def give_card(
-    game_id: str,
-    *,
-    character: str,
-    colour: str,
-    category: str,
-    reason: str,
-    faction_lost: bool,
-    actor: str,
-) -> DecisionResult:
-    """A card given directly (串号/作弊 → red ...), recorded as a decided manual suggestion."""
-    if colour not in ("blue", "yellow", "red"):
-        raise ConsoleError("直接判罚只能选择蓝牌、黄牌或红牌")
-    if not reason.strip():
-        raise ConsoleError("请写明判罚理由")
-    if not cardrules.known_category(category):
-        raise ConsoleError(f"未知的违规类别：{category}")
-    try:
-        with locked_game(game_id) as (_session, locked):
-            if character not in locked.game.characters:
-                raise ConsoleError(f"没有名为「{character}」的角色")
-            result = referee_give_card(
-                locked,
-                character=character,
-                category=category,
-                colour=colour,
-                reason=reason.strip(),
-                day=None,
-                faction_lost=faction_lost,
-                actor=actor,
-            )
-    except ApiError as exc:
-        raise ConsoleError(api_message(exc)) from exc
-    ejected = result.get("ejected") or {}
-    return DecisionResult(
-        colour=colour,
-        cards=[f"{c['character']}：{colour_label(c['colour'])}" for c in result["cards"]],
-        announcements=list(ejected.get("announcements", [])),
-        ended=bool(result["outcome"].get("ended")),
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# Players
-
-
-def votes_by_day(game: Game) -> dict[int, dict[str, dict[str, Any]]]:
-    """Each day's final ballots (voter -> {target, proxy, changes, post_id}) from the director's
-    log: the one that stands (or stood at 关门)."""
-    out: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
-    for e in game.log:
-        if type(e).__name__ != "VoteCast":
-            continue
-        day = int(getattr(e, "day", 0))
-        voter = str(getattr(e, "voter", ""))
-        before = out[day].get(voter)
-        out[day][voter] = {
-            "target": getattr(e, "target", None),
-            "proxy": bool(getattr(e, "proxy", False)),
-            "changes": (before["changes"] + 1) if before else 0,
-            "post_id": getattr(e, "post_id", None),
-        }
-    return dict(out)
-
-
-def players(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
-    """Every character: state, cause, role, ledger, posts per day against the thresholds, votes."""
-    state = game.state
-    rules = cardrules.rules(row.ruleset)
-    activity = rules.activity
-    counts, water = activity_counts(session, row.id)
-    ledgers = cards_by_character(session, row)
-    revoked = revoked_ids(session, row)
-    votes = votes_by_day(game)
-    last_day = max(state.day, 1)
-    days = list(range(1, last_day + 1))
-    deal = {d["character"]: d for d in deal_rows(row, game)}
-    accelerated = set(row.accelerated_days)
-    gone = {e.character: e for e in state.eliminations}
-    deferred = set(state.flags.get("deferred_cards") or ())
-    substitutions = substitution_rows(game)
-    replaced = {s["character"]: s["old"] for s in substitutions["substitutions"]}
-    out = []
-    for character in game.characters:
-        elim = gone.get(character)
-        per_day = []
-        for d in days:
-            n = counts.get(d, {}).get(character, 0)
-            w = water.get(d, {}).get(character, 0)
-            exempt = d in accelerated
-            below = (
-                activity.single_day_min is not None
-                and n < activity.single_day_min
-                and not exempt
-                and (elim is None or elim.day >= d)
-            )
-            vote = votes.get(d, {}).get(character)
-            per_day.append(
-                {
-                    "day": d,
-                    "posts": n,
-                    "water": w,
-                    "below": below,
-                    "accelerated": exempt,
-                    "vote": vote,
-                    "alive_then": elim is None or elim.day >= d,
-                }
-            )
-        three_low = activity.three_days_min_each is not None and any(
-            all(
-                counts.get(d, {}).get(character, 0) < activity.three_days_min_each
-                and d not in accelerated
-                for d in (k, k + 1, k + 2)
-            )
-            for k in range(1, last_day - 1)
-        )
-        out.append(
-            {
-                "character": character,
-                "player": deal[character]["player"],
-                "replaced": replaced.get(character),
-                "role_name": deal[character]["role_name"],
-                "faction_name": deal[character]["faction_name"],
-                "alive": state.is_alive(character),
-                "pending_red": character in deferred,
-                "cause": cause_label(elim.cause) if elim else "",
-                "out_when": f"第{elim.day}天{phase_label(elim.phase)}" if elim else "",
-                "sheriff": state.sheriff == character,
-                "ledger": ledger_summary(
-                    row.ruleset, character, ledgers.get(character, []), revoked
-                ),
-                "days": per_day,
-                "three_low": three_low,
-            }
-        )
-    return {
-        "players": out,
-        "days": days,
-        "single_min": activity.single_day_min,
-        "three_min": activity.three_days_min_each,
-        "single_quote": activity.single_day_quote,
-        "three_quote": activity.three_days_quote,
-        "no_vote_quote": activity.no_vote_quote,
-        "escalation_quote": rules.escalation_quote,
-        "categories": manual_categories(row.ruleset),
-        "may_declare_lost": cardrules.may_declare_faction_lost(row.ruleset),
-        "last_words": last_words_rows(game),
-        "tokens": player_token_rows(session, row, game),
-        **substitutions,
-    }
-
-
-def substitution_rows(game: Game) -> dict[str, Any]:
-    """Who may still get a 替补 (每名角色仅限更换一次替补; nobody once the game has ended) and
-    the substitutions made so far."""
-    state = game.state
-    return {
-        "substitutable": [
-            {"character": c, "player": state.players.get(c, c), "alive": state.is_alive(c)}
-            for c in game.characters
-            if c not in state.substituted and not state.ended
-        ],
-        "substitutions": [
-            {"character": e.character, "old": e.old_player, "new": e.new_player}
-            for e in game.log
-            if isinstance(e, Substituted)
-        ],
-    }
-
-
-def open_last_words(game: Game) -> list[str]:
-    """Characters holding a last-words right (遗言权利) they have neither used nor given up."""
-    state = game.state
-    if state.ended:
-        return []
-    return [c for c in state.last_words_granted if c not in state.last_words_given]
-
-
-def last_words_rows(game: Game) -> dict[str, Any]:
-    """Last-words rights: open ones (to enter or give up), used or given up ones, the quota."""
-    state = game.state
-    out_when = {e.character: f"第{e.day}天{phase_label(e.phase)}" for e in state.eliminations}
-    return {
-        "open": [{"character": c, "out_when": out_when.get(c, "")} for c in open_last_words(game)],
-        "closed": [
-            {"character": c, "given": state.last_words_given[c] is not None}
-            for c in state.last_words_granted
-            if c in state.last_words_given
-        ],
-        "quota": game.params.last_words,
-        "granted": len(state.last_words_granted),
-    }
-
-
-def substitute(game_id: str, *, character: str, player: str, actor_label: str) -> tuple[str, str]:
-    """替补: ``player`` takes over ``character``; returns (previous player, new player).
-
-    The API's ``substitute`` action, so the game core's rule applies (每名角色仅限更换一次替补).
-    """
-    player = player.strip()
-    if not character:
-        raise ConsoleError("请选择要更换替补的角色")
-    if len(character) > MAX_NAME:
-        raise ConsoleError(f"没有名为「{character}」的角色")
-    if not player:
-        raise ConsoleError("请填写替补玩家的名字")
-    if len(player) > MAX_NAME:
-        raise ConsoleError(f"替补玩家名不能超过{MAX_NAME}个字符")
-    body = {"type": "substitute", "character": character, "player": player}
-    events = director_action(game_id, body, actor_label=actor_label)
-    done = next(e for e in events if isinstance(e, Substituted))
-    return done.old_player, done.new_player
-
-
-def leave_last_words(
-    game_id: str, *, character: str, text: str | None, actor_label: str
-) -> list[str]:
-    """遗言 for ``character`` (``text`` None = 放弃遗言); the announcements published at once.
-
-    The API's ``last_words`` action: the game core checks the right (遗言权利) and that it was not
-    used or given up already. It also decides when words are published (a night death's during
-    the next day at once, others at the next day's start).
-    """
-    if not character:
-        raise ConsoleError("请选择留遗言的角色")
-    if len(character) > MAX_NAME:
-        raise ConsoleError(f"没有名为「{character}」的角色")
-    if text is not None:
-        # Browsers send a textarea's line breaks as CRLF; forum text has plain newlines.
-        text = text.replace("\r\n", "\n").strip()
-        if not text:
-            raise ConsoleError("请粘贴遗言内容；不留遗言请选择“放弃遗言”")
-        # the service's limit on one post body: last words are a post too
-        limit = int(current_app.config["MAX_POST_CHARS"])
-        if len(text) > limit:
-            raise ConsoleError(f"遗言不能超过{limit}字")
-    body = {"type": "last_words", "actor": character, "text": text}
-    events = director_action(game_id, body, actor_label=actor_label)
-    return [e.text for e in events if isinstance(e, Announced)]
-
-
-# ---------------------------------------------------------------------------------------------
-# Player tokens
-
-
-def player_token_rows(session: Session, row: GameRow, game: Game) -> list[dict[str, Any]]:
-    """Each character's player token: live (issued when) or revoked (when), never the token.
-
-    ``live`` is the ids of the live token rows, sent back by the reissue form so that a
-    resubmitted form (reload, double click) or a second director's reissue is noticed.
-    """
-    tokens: dict[str, list[Token]] = defaultdict(list)
-    for t in session.scalars(
-        select(Token).where(Token.game_id == row.id, Token.kind == PLAYER).order_by(Token.id)
-    ):
-        tokens[t.character or ""].append(t)
-    out = []
-    for character in game.characters:
-        held = tokens.get(character, [])
-        live = [t for t in held if t.revoked_at is None]
-        last = held[-1] if held else None
-        out.append(
-            {
-                "character": character,
-                "player": game.state.players.get(character, character),
-                "live": ",".join(str(t.id) for t in live),
-                "state": "live" if live else ("revoked" if last else "none"),
-                "issued": local_time(live[-1].created_at) if live else "",
-                "revoked": local_time(last.revoked_at) if last and last.revoked_at else "",
-                "count": len(held),
-            }
-        )
-    return out
-
-
-@dataclass(frozen=True)
-class TokenChange:
-    """A revoked or reissued player token; ``token`` (reissue only) is shown once, never kept."""
-
-    character: str
-    revoked: int
-    token: str | None = None
-
-
-#: the longest token-change reason kept in the audit (the API's own limit)
-MAX_TOKEN_REASON = 2000
-
-
-def _change_player_token(
-    game_id: str,
-    character: str,
-    *,
-    reissue: bool,
-    expected_live: str | None,
-    actor_label: str,
-    reason: str = "",
-) -> TokenChange:
-    """The API's revoke / reissue (:mod:`api.tokens`): same functions, same lock, same audit
-    (``reason``, optional, goes to the audit trail as the API's does)."""
-    if not character:
-        raise ConsoleError("请选择角色")
-    reason = reason.strip()
-    if len(reason) > MAX_TOKEN_REASON:
-        raise ConsoleError(f"原因不能超过{MAX_TOKEN_REASON}个字符，令牌没有改动")
-    unknown = ConsoleError(f"没有名为「{character}」的角色，令牌没有改动")
-    if len(character) > MAX_NAME:
-        raise unknown
-    with db().write() as session:
-        row = lock_game(session, game_id)
-        if character not in characters_of(row):
-            raise unknown
-        ids, token = replace_token(
-            session,
-            game_id,
-            PLAYER,
-            character,
-            reissue=reissue,
-            actor=actor_label,
-            detail={"reason": reason, "via": "console"},
-        )
-        if expected_live is not None and ",".join(map(str, ids)) != expected_live:
-            # Rolled back with the transaction (nothing revoked, issued or audited): the page the
-            # director acted on is out of date.
-            raise ConsoleError(
-                f"「{character}」的令牌刚刚已经变动（重复提交，或有人同时操作），这次没有重发；"
-                "请确认下方的令牌状态后再操作"
-            )
-    return TokenChange(character=character, revoked=len(ids), token=token)
-
-
-def revoke_player_token(game_id: str, *, character: str, actor_label: str, reason: str = "") -> int:
-    """吊销令牌: ``character``'s live player token stops working at once; how many were live."""
-    change = _change_player_token(
-        game_id,
-        character,
-        reissue=False,
-        expected_live=None,
-        actor_label=actor_label,
-        reason=reason,
-    )
-    return change.revoked
-
-
-def reissue_player_token(
-    game_id: str, *, character: str, expected_live: str, actor_label: str, reason: str = ""
-) -> TokenChange:
-    """重发令牌: revoke ``character``'s live player token and issue a new one (shown once).
-
-    ``expected_live`` is the live token ids the director saw (``player_token_rows``); if they
-    changed meanwhile nothing is done, so a reloaded result page does not silently replace the
-    token just shown.
-    """
-    return _change_player_token(
-        game_id,
-        character,
-        reissue=True,
-        expected_live=expected_live,
-        actor_label=actor_label,
-        reason=reason,
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -773,106 +402,6 @@ def director_action(
     return tuple(events)
 
 
-# ---------------------------------------------------------------------------------------------
-# Timeline
-
-
-def _describe_event(payload: Mapping[str, Any], game: Game) -> tuple[str, str] | None:
-    """(css kind, Chinese line) for one logged event, or None for bookkeeping events."""
-    kind = payload.get("type")
-    if kind == "phase_started":
-        return "phase", f"{phase_label(str(payload['phase']))}开始"
-    if kind == "announced":
-        if payload.get("kind") == "commitment":
-            return "public", str(payload["text"])
-        return ("red" if payload.get("kind") == "card" else "public"), f"公示：{payload['text']}"
-    if kind == "action_taken":
-        detail = payload.get("detail")
-        from api.console.night import chosen_text  # night.py builds on this module
-
-        target = chosen_text(payload.get("target"), detail if isinstance(detail, Mapping) else {})
-        return "night", f"{payload['actor']} 发动<{skill_label(str(payload['skill']))}> → {target}"
-    if kind == "eliminated":
-        return "out", f"{payload['character']} 出局（{cause_label(str(payload['cause']))}）"
-    if kind == "sheriff_changed" and payload.get("character"):
-        return "info", f"警长：{payload['character']}"
-    if kind == "told":
-        to = "、".join(payload.get("to") or ())
-        return "private", f"私下告知 {to}：{payload['text']}"
-    if kind == "votes_tallied":
-        counts = "，".join(
-            f"{k} {_fraction_text(v)}票" for k, v in (payload.get("counts") or {}).items()
-        )
-        return "info", f"计票（含隐藏票）：{counts or '无有效票'}"
-    if kind == "faction_lost":
-        faction = str(payload.get("faction"))
-        return "out", f"{game.params.factions.get(faction, faction)}判负"
-    if kind == "substituted":
-        return (
-            "info",
-            f"替补：{payload['new_player']} 接替 {payload['old_player']}（{payload['character']}）",
-        )
-    if kind == "last_words_given" and payload.get("text"):
-        return "info", f"{payload['character']} 留下遗言"
-    if kind == "random_picked":  # published with the verification record when the game ends
-        result = "、".join(payload.get("result") or ())
-        where = f"{payload.get('label')}，第{payload.get('position')}条"
-        return "info", f"随机抽取（{where}）：{result}"
-    return None
-
-
-def timeline(session: Session, row: GameRow, game: Game) -> dict[str, Any]:
-    """The game day by day (director's log merged with cards) and the activity chart's data."""
-    events = session.execute(
-        select(GameEvent.payload, GameEvent.created_at)
-        .where(GameEvent.game_id == row.id)
-        .order_by(GameEvent.seq)
-    ).all()
-    entries: list[tuple[int, Any, int, dict[str, str]]] = []
-    day = 0
-    for order, (payload, at) in enumerate(events):
-        if payload.get("type") == "phase_started":
-            day = int(payload["day"])
-        described = _describe_event(payload, game)
-        if described is None:
-            continue
-        css, text = described
-        entries.append((day, at, order, {"kind": css, "text": text, "at": local_time(at)}))
-    cards = session.scalars(select(Card).where(Card.game_id == row.id).order_by(Card.id)).all()
-    revoked = revocations_of(session, row.id)
-    for c in cards:
-        text = f"{c.character} {colour_label(c.colour)}：{c.reason}"
-        if c.id in revoked:
-            text += f"（已撤销：{revoked[c.id].reason}）"
-        entries.append(
-            (c.day, c.created_at, 10**9 + c.id, {"kind": f"card card-{c.colour}", "text": text,
-                                                 "at": local_time(c.created_at)})
-        )  # fmt: skip
-    entries.sort(key=lambda e: (e[0], e[1], e[2]))
-    days: dict[int, list[dict[str, str]]] = {}
-    for d, _at, _order, entry in entries:
-        days.setdefault(d, []).append(entry)
-    counts, _water = activity_counts(session, row.id)
-    posts = {c: {d: counts.get(d, {}).get(c, 0) for d in counts} for c in game.characters}
-    card_days: dict[str, dict[int, list[str]]] = {c: {} for c in game.characters}
-    for c in cards:
-        if c.source != "escalation" and c.id not in revoked:
-            card_days.setdefault(c.character, {}).setdefault(c.day, []).append(c.colour)
-    chart_days = sorted({*counts, *range(1, max(game.state.day, 1) + 1)} - {0})
-    out_day = {e.character: e.day for e in game.state.eliminations}
-    return {
-        "days": [{"day": d, "title": day_title(d), "entries": days[d]} for d in sorted(days)],
-        "chart": {
-            "characters": list(game.characters),
-            "days": chart_days,
-            "posts": posts,
-            "cards": card_days,
-            "threshold": cardrules.rules(row.ruleset).activity.single_day_min,
-            "out": out_day,
-        },
-    }
-
-
 def ensure_int(raw: str | None, what: str) -> int:
     """A positive id from a form or URL, or :class:`ConsoleError`."""
     if raw is None or not raw.isdigit() or len(raw) > 12:
@@ -887,10 +416,7 @@ __all__ = [
     "GameSummary",
     "create_game",
     "game_for_director_token",
-    "give_card",
-    "players",
     "reading",
     "summary",
-    "timeline",
     "token_still_valid",
 ]

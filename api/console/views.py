@@ -24,7 +24,18 @@ from flask import (
 )
 from werkzeug.wrappers import Response as BaseResponse
 
-from api.console import announcements, day, night, posts_page, service, trust
+from api.console import (
+    announcements,
+    day,
+    night,
+    player_tokens,
+    players_page,
+    posts_page,
+    service,
+    timeline_page,
+    trust,
+    verdicts,
+)
 from api.console import queue as queue_page
 from api.console.chart import activity_chart
 from api.console.forms import (
@@ -206,6 +217,7 @@ def decide(sid: str) -> BaseResponse | str:
             colour_name=colour_label(exc.colour),
             note=note,
             faction_lost=faction_lost,
+            faction=exc.faction,
             back=_queue_return(back),
         )
     except ConsoleError as exc:
@@ -246,9 +258,11 @@ def players() -> str:
     return _page(
         "console/players.html",
         _build=lambda session, row, game: {
-            **service.players(session, row, game),
+            **players_page.players(session, row, game),
             "revocable": trust.revocable_cards(session, row),
             "appeals": trust.appeals(session, row),
+            "factions": verdicts.faction_choices(game),
+            "tokens": player_tokens.player_token_rows(session, row, game),
         },
     )
 
@@ -324,10 +338,11 @@ def audit() -> str:
 
 @console_bp.post("/card")
 @director_required
-def give_card() -> BaseResponse:
-    """A card given directly by the director (e.g. 串号/作弊 → 红牌)."""
+def give_card() -> BaseResponse | str:
+    """A card given directly by the director (e.g. 串号/作弊 → 红牌); a red card (direct or by
+    escalation) or a 判负 with it answers with its confirmation page first."""
     try:
-        result = service.give_card(
+        result = verdicts.give_card(
             _director_game(),
             character=request.form.get("character", ""),
             colour=request.form.get("colour", ""),
@@ -335,14 +350,41 @@ def give_card() -> BaseResponse:
             reason=request.form.get("reason", ""),
             faction_lost=request.form.get("faction_lost") == "1",
             actor=_actor(),
+            confirmed=request.form.get("confirmed") == "1",
         )
+    except verdicts.NeedsConfirmation as exc:
+        return _page("console/verdict_confirm.html", confirm=exc)
     except ConsoleError as exc:
         flash(exc.message, "error")
         return _back("console.players")
     flash("已判罚：" + "；".join(result.cards), "ok")
     for line in result.announcements:
         flash(f"公示：{line}", "red")
+    if result.ended:
+        flash("游戏已经结束", "red")
     return _back("console.players")
+
+
+@console_bp.post("/forfeit")
+@director_required
+def declare_lost() -> BaseResponse | str:
+    """判负: a faction judged lost, after its confirmation page (what will happen)."""
+    try:
+        lines = verdicts.declare_lost(
+            _director_game(),
+            faction=request.form.get("faction", ""),
+            reason=request.form.get("reason", ""),
+            actor_label=_actor(),
+            confirmed=request.form.get("confirmed") == "1",
+        )
+    except verdicts.NeedsConfirmation as exc:
+        return _page("console/verdict_confirm.html", confirm=exc)
+    except ConsoleError as exc:
+        flash(exc.message, "error")
+        return _back("console.players", _anchor="forfeit")
+    for line in lines:
+        flash(line, "red")
+    return _back("console.players", _anchor="forfeit")
 
 
 @console_bp.post("/substitute")
@@ -351,7 +393,7 @@ def substitute() -> BaseResponse:
     """替补: a new player takes over a character (每名角色仅限更换一次替补)."""
     character = request.form.get("character", "")
     try:
-        old, new = service.substitute(
+        old, new = players_page.substitute(
             _director_game(),
             character=character,
             player=request.form.get("player", ""),
@@ -375,7 +417,7 @@ def revoke_token() -> BaseResponse:
     """吊销令牌: the character's player token stops working at once; no new one is issued."""
     character = request.form.get("character", "")
     try:
-        revoked = service.revoke_player_token(
+        revoked = player_tokens.revoke_player_token(
             _director_game(),
             character=character,
             actor_label=_actor(),
@@ -396,7 +438,7 @@ def revoke_token() -> BaseResponse:
 def reissue_token() -> BaseResponse | str:
     """重发令牌: revoke the character's player token and show the new one, this once."""
     try:
-        change = service.reissue_player_token(
+        change = player_tokens.reissue_player_token(
             _director_game(),
             character=request.form.get("character", ""),
             expected_live=request.form.get("live", ""),
@@ -418,7 +460,7 @@ def last_words() -> BaseResponse:
     character = request.form.get("character", "")
     abandon = request.form.get("choice") == "abandon"
     try:
-        lines = service.leave_last_words(
+        lines = players_page.leave_last_words(
             _director_game(),
             character=character,
             text=None if abandon else request.form.get("text", ""),
@@ -675,7 +717,7 @@ def timeline() -> str:
     """The game day by day, with the posts-and-cards chart."""
 
     def build(session: Any, row: Any, game: Any) -> dict[str, Any]:
-        data = service.timeline(session, row, game)
+        data = timeline_page.timeline(session, row, game)
         chart = data["chart"]
         data["svg"] = activity_chart(
             chart["characters"],

@@ -5,37 +5,18 @@ violation on the 日夜 page's states, at 1280 px and at 390 px (where the night
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.console.browser_director import axe_violations
 from tests.console.test_browser import api_post, chromium, page, server  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("console-browser")]
 
-AXE = Path(__file__).resolve().parents[2] / "var/axe/node_modules/axe-core/axe.min.js"
 NAMES = ["穗乃果", "绘里", "小鸟", "海未", "凛", "真姬", "希", "花阳", "妮可", "千歌", "梨子"]
 ROLES = dict(zip(NAMES, ["wolf"] * 4 + ["villager"] * 4 + ["seer", "witch", "hunter"],
                  strict=True))  # fmt: skip
-
-
-def axe_violations(tab: Any) -> list[str]:
-    """Critical and serious axe-core violations on the page as it is now (evaluated through
-    the DevTools protocol, which the page's CSP does not govern)."""
-    if not AXE.exists():
-        pytest.skip("axe-core is not installed (make axe-deps)")
-    if not tab.evaluate("() => typeof window.axe !== 'undefined'"):
-        tab.evaluate(AXE.read_text(encoding="utf-8"))
-    found = tab.evaluate(
-        """async () => {
-            const r = await axe.run(document, {resultTypes: ["violations"]});
-            return r.violations
-                .filter(v => v.impact === "critical" || v.impact === "serious")
-                .map(v => v.id + ": " + v.nodes.map(n => n.target.join(" ")).join(", "));
-        }"""
-    )
-    return list(found)
 
 
 def fits(tab: Any, selector: str) -> bool:

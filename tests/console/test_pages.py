@@ -30,7 +30,7 @@ M72_PLAYERS = [
 ]  # fmt: skip  (same as conftest's game)
 PAGES = ("/queue", "/posts", "/players", "/day", "/timeline", "/deal")
 POSTS = ("/queue/1", "/card", "/day/close", "/night/close", "/action", "/proxy", "/substitute",
-         "/last-words")  # fmt: skip
+         "/last-words", "/forfeit")  # fmt: skip
 
 
 def marks(html: str) -> list[str]:
@@ -390,11 +390,11 @@ def test_three_yellows_escalate_to_red(console: Any, game: dict[str, Any]) -> No
 
 def test_direct_card_form(console: Any, game: dict[str, Any]) -> None:
     console.login(game["director_token"])
-    response = console.form(
-        "/card",
-        {"character": "百度", "colour": "red", "category": "multi_account", "reason": "串号"},
-        page="/players",
-    )
+    data = {"character": "百度", "colour": "red", "category": "multi_account", "reason": "串号"}
+    asked = console.form("/card", data, page="/players")
+    assert asked.status_code == 200 and "确认判罚：百度" in asked.get_data(as_text=True)
+    assert "百度被红牌罚下" not in console.announcements(game)
+    response = console.form("/card", {**data, "confirmed": "1"}, page="/players")
     assert response.status_code == 302
     assert "百度被红牌罚下" in console.announcements(game)
     bad = console.form(

@@ -23,6 +23,8 @@ MODULES = (
     "api.console.highlight",
     "api.console.labels",
     "api.console.liveserver",
+    "api.console.queue",
+    "api.console.screenshots",
     "api.console.service",
 )
 
