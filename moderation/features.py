@@ -33,13 +33,15 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-from scipy import sparse
 
 from moderation.implementation import reference
 from moderation.normalize import NormalizedText, normalize
+
+if TYPE_CHECKING:  # SciPy only for training's matrices: screening never imports it (22 MiB)
+    from scipy import sparse
 
 # Bump whenever the token stream changes: a model trained on other tokens would silently mis-score.
 FEATURE_VERSION = 1
@@ -784,6 +786,8 @@ class FeatureSpace:
 
     def transform(self, documents: Sequence[Sequence[str]]) -> sparse.csr_matrix:
         """One row per document; tokens outside the vocabulary are dropped."""
+        from scipy import sparse
+
         index = self.index
         indptr = [0]
         indices: list[int] = []
