@@ -455,9 +455,13 @@ def _best_per_span(cands: list[Candidate]) -> list[Candidate]:
 
 
 def _automaton(mapping: dict[str, Any]) -> Any:
+    """An automaton whose values are ``(key, payload)``; equal payloads share one tuple (tens of
+    thousands of keys carry the same few ``(term, via)`` lists), so the values stay small."""
     auto = ahocorasick.Automaton()
+    shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     for key, value in mapping.items():
-        auto.add_word(key, (key, tuple(value)))
+        payload = tuple(value)
+        auto.add_word(key, (key, shared.setdefault(payload, payload)))
     if len(auto) == 0:
         auto.add_word("\x00\x00", ("\x00\x00", ()))  # an empty automaton cannot be searched
     auto.make_automaton()
@@ -467,11 +471,15 @@ def _automaton(mapping: dict[str, Any]) -> Any:
 @cache
 def default_matcher() -> LexiconMatcher:
     """The matcher over the project's lexicon files (built once per process)."""
-    return LexiconMatcher(
+    from moderation.variants import release_build_tables
+
+    matcher = LexiconMatcher(
         load_terms(),
         load_allow(),
         (word for word, _, _ in load_game_vocab()),
     )
+    release_build_tables()  # the keys are in the automata: the tables that made them can go
+    return matcher
 
 
 # The screener computes every post's candidates before the classifier asks for the same post's
