@@ -256,7 +256,7 @@ class PostClassifier:
         dict[str, list[tuple[str, float]]],
         NormalizedText,
         list[HitSpan] | None,
-        list[tuple[str, int, int]],
+        list[tuple[str, int, int]] | None,
     ]:
         """Contributions for several categories from one reading of the post (its columns
         through the prediction path's automata; its syllables and lexicon hits found once).
@@ -265,7 +265,7 @@ class PostClassifier:
         same order as the head of the full list (what evidence needs: naming every token of a
         long post as a string cost more than the rest of screening it)."""
         nt = normalized if normalized is not None else normalize(text)
-        units = syllable_units(nt.folded)
+        units: list[tuple[str, int, int]] | None = None  # read only when they are needed
         spans = None
         if self.config.lexicon:
             found = hit_spans if hit_spans is not None else lexicon_hit_spans(nt)
@@ -277,17 +277,19 @@ class PostClassifier:
         if known is not None:  # the columns prediction just found for this very post and hits
             if not known:
                 return out, nt, spans, units
-            unique = np.array(sorted(known), dtype=np.intp)
-            counts = np.ones(len(unique), dtype=np.intp)
+            unique = np.fromiter(known, dtype=np.intp, count=len(known))
+            unique.sort()
+            counts = None
         else:
+            units = syllable_units(nt.folded)
             columns = self._scorer.mapper.columns(
                 text, nt, hits if hits is not None else (), [u[0] for u in units]
             )
             if not columns:
                 return out, nt, spans, units
             unique, counts = np.unique(np.array(columns, dtype=np.intp), return_counts=True)
-        values = self.space.idf[unique].copy()
-        if not self.space.binary:
+        values = self.space.idf[unique]
+        if counts is not None and not self.space.binary:
             values *= 1.0 + np.log(counts)
         values /= (math.sqrt(float(values @ values)) or 1.0) ** self.space.length_power
         vocabulary = self.space.vocabulary

@@ -634,6 +634,7 @@ class ColumnMapper:
         initials: dict[str, int] = {}
         emoji: dict[str, int] = {}
         self._lexicon: dict[str, int] = {}
+        self._syllable_codes = _SyllableCodes()
         c_low, c_high = config.char_ngrams
         p_low, p_high = config.pinyin_ngrams
         i_low, i_high = config.initials_ngrams
@@ -642,7 +643,8 @@ class ColumnMapper:
             if prefix == "c:" and c_low <= len(key) <= c_high:
                 chars[key] = column
             elif prefix == "p:" and key and p_low <= key.count(" ") + 1 <= p_high:
-                syllables[f" {key} "] = column
+                codes = map(self._syllable_codes.assign, key.split(" "))
+                syllables["".join(codes)] = column
             elif prefix == "i:" and i_low <= len(key) <= i_high:
                 initials[key] = column
             elif prefix == "e:" and len(key) == 1:
@@ -701,7 +703,7 @@ class ColumnMapper:
             syllables = _syllables(folded) if known is None else known
             if syllables:
                 if self._syllables is not None:
-                    add(map(_VALUE, self._syllables.iter(f" {' '.join(syllables)} ")))
+                    add(map(_VALUE, self._syllables.iter(self._syllable_codes.encode(syllables))))
                 if self._initials is not None:
                     add(map(_VALUE, self._initials.iter("".join([s[0] for s in syllables]))))
         if self._emoji_rx is not None:
@@ -719,6 +721,35 @@ class ColumnMapper:
 
 
 _VALUE = operator.itemgetter(1)  # (end, column) pairs from an automaton's iter()
+
+#: Stands for a syllable no vocabulary n-gram holds: no key contains it, so nothing matches
+#: across it.
+_UNKNOWN_SYLLABLE = "\x00"
+
+
+class _SyllableCodes(dict[str, str]):
+    """One private-use character per syllable of the vocabulary's ``p:`` n-grams.
+
+    A syllable n-gram is then a string of as many characters as it has syllables, and a post's
+    syllable stream one character per syllable, so a key matches exactly where the post has
+    that run of syllables (the syllables joined by spaces would be several times as long to
+    scan). A syllable the vocabulary does not know reads as :data:`_UNKNOWN_SYLLABLE` and is
+    not remembered, so unique posts cannot grow the table.
+    """
+
+    def encode(self, syllables: Iterable[str]) -> str:
+        """The code string of a syllable sequence (building a key assigns new codes)."""
+        return "".join(map(self.__getitem__, syllables))
+
+    def assign(self, syllable: str) -> str:
+        code = self.get(syllable)
+        if code is None:  # the BMP's private-use area (6,400 codes), then plane 15's
+            n = len(self)
+            code = self[syllable] = chr(0xE000 + n if n < 6400 else 0xF0000 + n - 6400)
+        return code
+
+    def __missing__(self, syllable: str) -> str:
+        return _UNKNOWN_SYLLABLE
 
 
 def _column_automaton(keys: dict[str, int]) -> Any:
