@@ -224,16 +224,16 @@ def _words_containing() -> dict[str, int]:
     """
     from collections import Counter
 
-    from moderation.wordseg import tokenizer
+    from moderation.wordseg import word_items
 
-    words = [w for w, f in tokenizer().FREQ.items() if f > 0 and len(w) > 1]
+    words = [w for w, _ in word_items() if len(w) > 1]
     return dict(Counter("".join(words)))
 
 
 def _char_frequency(ch: str) -> int:
-    from moderation.wordseg import tokenizer
+    from moderation.wordseg import frequencies
 
-    freq: int = tokenizer().FREQ.get(ch, 0)
+    freq: int = frequencies().get(ch, 0)
     return freq
 
 
