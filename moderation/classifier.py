@@ -535,7 +535,8 @@ class _LinearScorer:
         extended[:, :n_categories] = self.idf[:, None] * model.coef.T
         extended[:, n_categories] = self.idf * self.idf
         self.extended = extended
-        self.weights = np.ascontiguousarray(extended[:, :n_categories])  # sublinear-tf rows
+        # the weights alone, for sublinear-tf rows only (a binary model never needs the copy)
+        self.weights = None if self.binary else np.ascontiguousarray(extended[:, :n_categories])
         self.intercept = np.ascontiguousarray(model.intercept, dtype=np.float64)
         self.intercepts: list[float] = self.intercept.tolist()
         # the column sets of the posts predicted last, for their evidence (see known_columns)
@@ -661,6 +662,7 @@ class _LinearScorer:
         lengths = np.array([len(r[0]) for r in rows], dtype=np.intp)
         starts = np.zeros(len(rows), dtype=np.intp)
         np.cumsum(lengths[:-1], out=starts[1:])
+        assert self.weights is not None  # built for every model that is not binary
         sums = np.zeros((len(rows), self.weights.shape[1]))
         filled = lengths > 0
         if filled.any():

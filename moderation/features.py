@@ -758,7 +758,7 @@ def _column_automaton(keys: dict[str, int]) -> Any:
         return None
     import ahocorasick
 
-    automaton = ahocorasick.Automaton()
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)  # columns as C ints, no objects
     for key, column in keys.items():
         automaton.add_word(key, column)
     automaton.make_automaton()

@@ -34,7 +34,10 @@ from moderation.implementation import reference
 __all__ = ["boundaries", "tokenizer", "word_frequencies", "word_items", "words"]
 
 _LOCK = threading.Lock()
-_ENG = re.compile("[a-zA-Z0-9]")  # jieba's re_eng: one ASCII letter or digit
+# jieba's ``re_han_default`` and ``re_skip_default``, copied so that the fast path need not import
+# jieba (tests/moderation/test_wordseg.py checks they are still jieba's own)
+RE_HAN_DEFAULT = re.compile("([\u4e00-\u9fd5a-zA-Z0-9+#&\\._%\\-]+)", re.U)
+RE_SKIP_DEFAULT = re.compile("(\r\n|\\s)", re.U)
 
 
 @cache
@@ -106,9 +109,14 @@ class WordFrequencies:
 
 
 def _jieba_dictionary() -> str:
-    import jieba
+    """jieba's ``dict.txt``, found without importing jieba (its import alone loads its HMM
+    tables, about 19 MiB the fast path never reads)."""
+    import importlib.util
 
-    return os.path.join(os.path.dirname(jieba.__file__), jieba.DEFAULT_DICT_NAME)
+    spec = importlib.util.find_spec("jieba")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("jieba is not installed")
+    return os.path.join(next(iter(spec.submodule_search_locations)), "dict.txt")
 
 
 def _dictionary_words() -> dict[str, int]:
@@ -222,10 +230,8 @@ def _cuts(text: str) -> list[int]:
     # unknown run such as 大傻逼 is not glued into one "word" that would hide the insult inside.
     if not text:
         return []
-    import jieba
-
     cutter = _fast_cutter()
-    re_han, re_skip = jieba.re_han_default, jieba.re_skip_default
+    re_han, re_skip = RE_HAN_DEFAULT, RE_SKIP_DEFAULT
     cuts = [0]
     pos = 0
     for block in re_han.split(text):

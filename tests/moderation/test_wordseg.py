@@ -94,3 +94,34 @@ def test_fast_path_cuts_every_corpus_block_as_jieba() -> None:
     tok, cutter = tokenizer(), _fast_cutter()
     differing = [b for b in blocks if list(tok.cut(b, HMM=False)) != cutter.cut(b, False)]
     assert not differing, differing[:5]
+
+
+def test_fast_path_block_patterns_are_jiebas_and_jieba_is_never_imported() -> None:
+    """The fast path splits blocks with copies of jieba's own patterns, so that screening (with
+    the game's posts, short hits and all) never imports jieba and its tables."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import jieba
+
+    from moderation.wordseg import RE_HAN_DEFAULT, RE_SKIP_DEFAULT
+
+    for mine, theirs in (
+        (RE_HAN_DEFAULT, jieba.re_han_default),
+        (RE_SKIP_DEFAULT, jieba.re_skip_default),
+    ):
+        assert (mine.pattern, mine.flags) == (theirs.pattern, theirs.flags)
+    code = (
+        "import sys\n"
+        "from moderation.screen import Screener\n"
+        "s = Screener('m08', classifier=None)\n"
+        "found = s.screen('操作失误，你个沙比，笑死🐶，我拿人格担保')\n"
+        "assert found, found\n"
+        "print(sorted({n.split('.')[0] for n in sys.modules} & {'jieba', 'rjieba'}))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "['rjieba']"
