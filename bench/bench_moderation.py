@@ -201,7 +201,8 @@ def run() -> list[dict[str, Any]]:
             "reference": "the same process before loading anything (Python and imports)",
             "reference_value": probe["rss_bare"],
             "higher_is_better": False,
-            "note": f"goal <= 250 MiB; rules only (lexicons, jieba, OpenCC, pypinyin): "
+            "note": f"goal <= 250 MiB; rules only (lexicons, jieba-rs and the word trie, "
+            f"OpenCC, pypinyin, the service's imports): "
             f"{probe['rss_rules']} MiB; a fresh process (python -m bench.fork_probe)",
         },
         {

@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 
 from moderation.features import (
     FEATURE_VERSION,
@@ -51,6 +50,7 @@ from moderation.features import (
     token_places,
 )
 from moderation.implementation import reference
+from moderation.modelfile import read_state
 from moderation.normalize import NormalizedText, normalize
 
 MODEL_FORMAT = "bansha-post-classifier"
@@ -256,7 +256,7 @@ class PostClassifier:
         dict[str, list[tuple[str, float]]],
         NormalizedText,
         list[HitSpan] | None,
-        list[tuple[str, int, int]],
+        list[tuple[str, int, int]] | None,
     ]:
         """Contributions for several categories from one reading of the post (its columns
         through the prediction path's automata; its syllables and lexicon hits found once).
@@ -265,7 +265,7 @@ class PostClassifier:
         same order as the head of the full list (what evidence needs: naming every token of a
         long post as a string cost more than the rest of screening it)."""
         nt = normalized if normalized is not None else normalize(text)
-        units = syllable_units(nt.folded)
+        units: list[tuple[str, int, int]] | None = None  # read only when they are needed
         spans = None
         if self.config.lexicon:
             found = hit_spans if hit_spans is not None else lexicon_hit_spans(nt)
@@ -277,17 +277,19 @@ class PostClassifier:
         if known is not None:  # the columns prediction just found for this very post and hits
             if not known:
                 return out, nt, spans, units
-            unique = np.array(sorted(known), dtype=np.intp)
-            counts = np.ones(len(unique), dtype=np.intp)
+            unique = np.fromiter(known, dtype=np.intp, count=len(known))
+            unique.sort()
+            counts = None
         else:
+            units = syllable_units(nt.folded)
             columns = self._scorer.mapper.columns(
                 text, nt, hits if hits is not None else (), [u[0] for u in units]
             )
             if not columns:
                 return out, nt, spans, units
             unique, counts = np.unique(np.array(columns, dtype=np.intp), return_counts=True)
-        values = self.space.idf[unique].copy()
-        if not self.space.binary:
+        values = self.space.idf[unique]
+        if counts is not None and not self.space.binary:
             values *= 1.0 + np.log(counts)
         values /= (math.sqrt(float(values @ values)) or 1.0) ** self.space.length_power
         vocabulary = self.space.vocabulary
@@ -422,12 +424,20 @@ class PostClassifier:
 
     @classmethod
     def from_bytes(cls, data: bytes, *, source: str = "<bytes>") -> PostClassifier:
-        """Load a model from archive bytes after auditing its types; see :meth:`load`."""
-        import skops.io
+        """Load a model from archive bytes after auditing its types; see :meth:`load`.
 
+        The audited archive is read by :func:`moderation.modelfile.read_state` (the same value
+        without importing skops and scikit-learn, about 100 MiB less in every process); the
+        reference path (:mod:`moderation.implementation`) reads it with ``skops.io.loads``.
+        """
         _audit_archive(data, source)
         try:
-            state = skops.io.loads(data, trusted=list(TRUSTED_TYPES))
+            if reference():
+                import skops.io
+
+                state = skops.io.loads(data, trusted=list(TRUSTED_TYPES))
+            else:
+                state = read_state(data)
         except Exception as error:  # skops raises many kinds on corrupt archives
             raise ModelFileError(f"{source}: cannot read the model archive: {error}") from error
         return cls._from_state(state, source)
@@ -510,7 +520,8 @@ class _LinearScorer:
     row's scores are ``U[columns].sum(0) / scale + intercept``, where ``scale`` is the row's
     Euclidean length ``sqrt(sum(idf[columns]**2))`` to the power ``length_power``: the same sums as
     ``FeatureSpace.transform(...) @ coef.T``, only added in another order (the differences are
-    rounding, far below 1e-9). A batch builds one sparse matrix and does one product.
+    rounding, far below 1e-9). A batch gathers all its rows' weight rows into one array and sums
+    them per post (``np.add.reduceat``) in the same order as one post at a time: no SciPy.
     """
 
     def __init__(self, model: PostClassifier) -> None:
@@ -524,7 +535,8 @@ class _LinearScorer:
         extended[:, :n_categories] = self.idf[:, None] * model.coef.T
         extended[:, n_categories] = self.idf * self.idf
         self.extended = extended
-        self.weights = np.ascontiguousarray(extended[:, :n_categories])  # for sparse @ dense
+        # the weights alone, for sublinear-tf rows only (a binary model never needs the copy)
+        self.weights = None if self.binary else np.ascontiguousarray(extended[:, :n_categories])
         self.intercept = np.ascontiguousarray(model.intercept, dtype=np.float64)
         self.intercepts: list[float] = self.intercept.tolist()
         # the column sets of the posts predicted last, for their evidence (see known_columns)
@@ -570,23 +582,6 @@ class _LinearScorer:
         squares = float(factors @ (factors * self.extended[unique, -1]))
         return unique, factors / (math.sqrt(squares) or 1.0) ** self.power
 
-    def _binary_rows(self, rows: list[set[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """CSR ``(indices, indptr, data)`` of binary rows, every row scaled at once."""
-        lengths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
-        indptr = np.zeros(len(rows) + 1, dtype=np.intp)
-        np.cumsum(lengths, out=indptr[1:])
-        indices = np.fromiter(
-            itertools.chain.from_iterable(rows), dtype=np.intp, count=int(indptr[-1])
-        )
-        squares = np.zeros(len(rows))
-        filled = lengths > 0
-        if filled.any():  # reduceat over the starts of non-empty rows: each runs to the next
-            squares[filled] = np.add.reduceat(self.extended[indices, -1], indptr[:-1][filled])
-        norms = np.sqrt(squares)
-        norms[norms == 0.0] = 1.0
-        data = np.repeat(1.0 / norms**self.power, lengths)
-        return indices, indptr, data
-
     def _single(self, columns: set[int]) -> list[float]:
         """Probabilities of one binary row, in plain floats (no sparse matrix, few numpy calls)."""
         intercepts = self.intercepts
@@ -618,38 +613,65 @@ class _LinearScorer:
                     )
                 )
             ]
+
+        def prepared(i: int) -> tuple[NormalizedText | None, Iterable[tuple[str, str]] | None]:
+            return (
+                normalized[i] if normalized is not None else None,
+                hits[i] if hits is not None else None,
+            )
+
         if self.binary:
-            indices, indptr, data = self._binary_rows(
+            scores = self._binary_scores(
+                [self._columns(text, *prepared(i)) for i, text in enumerate(texts)]
+            )
+        else:
+            scores = self._weighted_scores(
                 [
-                    self._columns(
-                        text,
-                        normalized[i] if normalized is not None else None,
-                        hits[i] if hits is not None else None,
-                    )
+                    self._batch_row(self.mapper.columns(text, *prepared(i)))
                     for i, text in enumerate(texts)
                 ]
             )
-        else:
-            rows = [
-                self._batch_row(
-                    self.mapper.columns(
-                        text,
-                        normalized[i] if normalized is not None else None,
-                        hits[i] if hits is not None else None,
-                    )
-                )
-                for i, text in enumerate(texts)
-            ]
-            indptr = np.zeros(len(rows) + 1, dtype=np.intp)
-            indptr[1:] = np.cumsum([len(r[0]) for r in rows])
-            indices = np.concatenate([r[0] for r in rows])
-            data = np.concatenate([r[1] for r in rows])
-        matrix = sparse.csr_matrix(
-            (data, indices, indptr), shape=(len(texts), self.weights.shape[0])
-        )
-        scores = np.asarray(matrix @ self.weights) + self.intercept
         result: np.ndarray = 1.0 / (1.0 + np.exp(-scores))
         return result
+
+    def _binary_scores(self, rows: list[set[int]]) -> np.ndarray:
+        """Scores of binary rows for the whole batch in a few numpy calls (no sparse matrix).
+
+        The rows' weight rows are gathered into one array and summed per post with
+        ``np.add.reduceat``, in the order :meth:`_single` sums them, then scaled by each row's
+        length: the same arithmetic as one post at a time.
+        """
+        n_categories = len(self.intercepts)
+        lengths = np.fromiter(map(len, rows), dtype=np.intp, count=len(rows))
+        starts = np.zeros(len(rows), dtype=np.intp)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        sums = np.zeros((len(rows), n_categories + 1))
+        filled = lengths > 0
+        if filled.any():  # reduceat over the starts of non-empty rows: each runs to the next
+            indices = np.fromiter(
+                itertools.chain.from_iterable(rows), dtype=np.intp, count=int(lengths.sum())
+            )
+            sums[filled] = np.add.reduceat(self.extended.take(indices, axis=0), starts[filled])
+        norms = np.sqrt(sums[:, n_categories])
+        norms[norms == 0.0] = 1.0
+        scores: np.ndarray = sums[:, :n_categories] / (norms**self.power)[:, None] + self.intercept
+        return scores
+
+    def _weighted_scores(self, rows: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        """Scores of sublinear-tf rows (``(columns, values)`` from :meth:`_batch_row`)."""
+        lengths = np.array([len(r[0]) for r in rows], dtype=np.intp)
+        starts = np.zeros(len(rows), dtype=np.intp)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        assert self.weights is not None  # built for every model that is not binary
+        sums = np.zeros((len(rows), self.weights.shape[1]))
+        filled = lengths > 0
+        if filled.any():
+            indices = np.concatenate([r[0] for r in rows])
+            values = np.concatenate([r[1] for r in rows])
+            products = self.weights.take(indices, axis=0) * values[:, None]
+            sums[filled] = np.add.reduceat(products, starts[filled])
+        scores: np.ndarray = sums + self.intercept
+        return scores
 
 
 def _evidence(

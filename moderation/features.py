@@ -33,13 +33,15 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-from scipy import sparse
 
 from moderation.implementation import reference
 from moderation.normalize import NormalizedText, normalize
+
+if TYPE_CHECKING:  # SciPy only for training's matrices: screening never imports it (22 MiB)
+    from scipy import sparse
 
 # Bump whenever the token stream changes: a model trained on other tokens would silently mis-score.
 FEATURE_VERSION = 1
@@ -632,6 +634,7 @@ class ColumnMapper:
         initials: dict[str, int] = {}
         emoji: dict[str, int] = {}
         self._lexicon: dict[str, int] = {}
+        self._syllable_codes = _SyllableCodes()
         c_low, c_high = config.char_ngrams
         p_low, p_high = config.pinyin_ngrams
         i_low, i_high = config.initials_ngrams
@@ -640,7 +643,8 @@ class ColumnMapper:
             if prefix == "c:" and c_low <= len(key) <= c_high:
                 chars[key] = column
             elif prefix == "p:" and key and p_low <= key.count(" ") + 1 <= p_high:
-                syllables[f" {key} "] = column
+                codes = map(self._syllable_codes.assign, key.split(" "))
+                syllables["".join(codes)] = column
             elif prefix == "i:" and i_low <= len(key) <= i_high:
                 initials[key] = column
             elif prefix == "e:" and len(key) == 1:
@@ -699,7 +703,7 @@ class ColumnMapper:
             syllables = _syllables(folded) if known is None else known
             if syllables:
                 if self._syllables is not None:
-                    add(map(_VALUE, self._syllables.iter(f" {' '.join(syllables)} ")))
+                    add(map(_VALUE, self._syllables.iter(self._syllable_codes.encode(syllables))))
                 if self._initials is not None:
                     add(map(_VALUE, self._initials.iter("".join([s[0] for s in syllables]))))
         if self._emoji_rx is not None:
@@ -718,6 +722,35 @@ class ColumnMapper:
 
 _VALUE = operator.itemgetter(1)  # (end, column) pairs from an automaton's iter()
 
+#: Stands for a syllable no vocabulary n-gram holds: no key contains it, so nothing matches
+#: across it.
+_UNKNOWN_SYLLABLE = "\x00"
+
+
+class _SyllableCodes(dict[str, str]):
+    """One private-use character per syllable of the vocabulary's ``p:`` n-grams.
+
+    A syllable n-gram is then a string of as many characters as it has syllables, and a post's
+    syllable stream one character per syllable, so a key matches exactly where the post has
+    that run of syllables (the syllables joined by spaces would be several times as long to
+    scan). A syllable the vocabulary does not know reads as :data:`_UNKNOWN_SYLLABLE` and is
+    not remembered, so unique posts cannot grow the table.
+    """
+
+    def encode(self, syllables: Iterable[str]) -> str:
+        """The code string of a syllable sequence (building a key assigns new codes)."""
+        return "".join(map(self.__getitem__, syllables))
+
+    def assign(self, syllable: str) -> str:
+        code = self.get(syllable)
+        if code is None:  # the BMP's private-use area (6,400 codes), then plane 15's
+            n = len(self)
+            code = self[syllable] = chr(0xE000 + n if n < 6400 else 0xF0000 + n - 6400)
+        return code
+
+    def __missing__(self, syllable: str) -> str:
+        return _UNKNOWN_SYLLABLE
+
 
 def _column_automaton(keys: dict[str, int]) -> Any:
     """An Aho-Corasick automaton from n-gram to column, or None without keys."""
@@ -725,7 +758,7 @@ def _column_automaton(keys: dict[str, int]) -> Any:
         return None
     import ahocorasick
 
-    automaton = ahocorasick.Automaton()
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)  # columns as C ints, no objects
     for key, column in keys.items():
         automaton.add_word(key, column)
     automaton.make_automaton()
@@ -784,6 +817,8 @@ class FeatureSpace:
 
     def transform(self, documents: Sequence[Sequence[str]]) -> sparse.csr_matrix:
         """One row per document; tokens outside the vocabulary are dropped."""
+        from scipy import sparse
+
         index = self.index
         indptr = [0]
         indices: list[int] = []

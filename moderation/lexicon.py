@@ -147,10 +147,10 @@ def _decoration(nt: NormalizedText, start: int, end: int) -> bool:
         return False
     if emoji == end - start:
         return True
-    from moderation.wordseg import tokenizer
+    from moderation.wordseg import frequencies
 
     # a dictionary word or the start of one (jieba keeps 笑死 as a prefix of 笑死人)
-    return start > 0 and folded[start - 1 : start + 1] in tokenizer().FREQ
+    return start > 0 and folded[start - 1 : start + 1] in frequencies()
 
 
 def _read_on(nt: NormalizedText, end: int) -> bool:
@@ -175,9 +175,9 @@ def _rare_substitute(folded: str, start: int, end: int, term: str) -> bool:
     :data:`GUARDED_CHAR_FREQ`, and neither character joins its outer neighbour into a dictionary
     word or the start of one: in 这局赢了 the 局赢 of 巨婴 belongs to 这局 and 赢了.
     """
-    from moderation.wordseg import tokenizer
+    from moderation.wordseg import frequencies
 
-    freq = tokenizer().FREQ
+    freq = frequencies()
     span = folded[start:end]
     if freq.get(span, 0):
         return False
@@ -438,9 +438,9 @@ class _Segmentation:
 
     @staticmethod
     def is_common_word(text: str) -> bool:
-        from moderation.wordseg import tokenizer
+        from moderation.wordseg import frequencies
 
-        freq: int = tokenizer().FREQ.get(text, 0)
+        freq: int = frequencies().get(text, 0)
         return freq >= _COMMON_WORD_FREQ
 
 
@@ -455,9 +455,13 @@ def _best_per_span(cands: list[Candidate]) -> list[Candidate]:
 
 
 def _automaton(mapping: dict[str, Any]) -> Any:
+    """An automaton whose values are ``(key, payload)``; equal payloads share one tuple (tens of
+    thousands of keys carry the same few ``(term, via)`` lists), so the values stay small."""
     auto = ahocorasick.Automaton()
+    shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     for key, value in mapping.items():
-        auto.add_word(key, (key, tuple(value)))
+        payload = tuple(value)
+        auto.add_word(key, (key, shared.setdefault(payload, payload)))
     if len(auto) == 0:
         auto.add_word("\x00\x00", ("\x00\x00", ()))  # an empty automaton cannot be searched
     auto.make_automaton()
@@ -467,11 +471,15 @@ def _automaton(mapping: dict[str, Any]) -> Any:
 @cache
 def default_matcher() -> LexiconMatcher:
     """The matcher over the project's lexicon files (built once per process)."""
-    return LexiconMatcher(
+    from moderation.variants import release_build_tables
+
+    matcher = LexiconMatcher(
         load_terms(),
         load_allow(),
         (word for word, _, _ in load_game_vocab()),
     )
+    release_build_tables()  # the keys are in the automata: the tables that made them can go
+    return matcher
 
 
 # The screener computes every post's candidates before the classifier asks for the same post's

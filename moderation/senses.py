@@ -261,10 +261,10 @@ class _WordBounds:
     """
 
     def __init__(self, nt: NormalizedText) -> None:
-        from moderation.wordseg import tokenizer
+        from moderation.wordseg import frequencies
 
         self.nt = nt
-        self.freq = tokenizer().FREQ
+        self.freq = frequencies()
         self._pieces: list[int] | None = None
         self._cut: dict[int, tuple[frozenset[int], frozenset[int]]] = {}
 

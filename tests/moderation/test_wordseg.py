@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lexicons.loader import load_game_vocab
 from moderation.normalize import normalize
 from moderation.wordseg import boundaries, tokenizer
 
@@ -49,3 +50,78 @@ def test_word_boundaries_of_a_known_sentence() -> None:
     starts, ends = boundaries("操作失误")
     assert 0 in starts and 4 in ends
     assert 1 not in starts | ends
+
+
+def test_fast_path_dictionary_table_answers_as_jieba_freq() -> None:
+    """``word_frequencies`` (the trie the fast path reads) says what ``tokenizer().FREQ`` says:
+    every word and every start of a word is in it, with jieba's frequency (0 for a start)."""
+    from moderation.wordseg import word_frequencies
+
+    freq = tokenizer().FREQ
+    table = word_frequencies()
+    keys = list(freq)[::37]
+    assert len(keys) > 10000 and any(freq[k] == 0 for k in keys)  # prefixes are sampled too
+    differing = [k for k in keys if k not in table or table.get(k, -1) != freq[k]]
+    assert not differing, differing[:5]
+    for word, _freq, _tag in load_game_vocab():
+        assert table.get(word) == freq[word]
+    for absent in ("傻逼你妈", "zzqqxx", "狼人杀了吗好的", "😀"):
+        assert (absent in table) == (absent in freq)
+        assert table.get(absent, -1) == freq.get(absent, -1)
+    words = dict(word_frequencies().words())
+    assert words == {w: f for w, f in freq.items() if w in words}
+    assert {w for w, f in freq.items() if f > 0} <= set(words)
+
+
+def test_fast_path_cuts_every_corpus_block_as_jieba() -> None:
+    """jieba-rs (the fast path's cutter) cuts every Han block of the corpus as jieba does."""
+    import json
+    from pathlib import Path
+
+    import jieba
+
+    from moderation.wordseg import _fast_cutter
+
+    root = Path(__file__).resolve().parents[2]
+    blocks: set[str] = set()
+    for path in sorted((root / "corpus").glob("**/*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                folded = normalize(json.loads(line)["text"]).folded
+                blocks.update(b for b in jieba.re_han_default.split(folded) if b)
+    blocks = {b for b in blocks if jieba.re_han_default.match(b)}
+    assert len(blocks) > 5000
+    tok, cutter = tokenizer(), _fast_cutter()
+    differing = [b for b in blocks if list(tok.cut(b, HMM=False)) != cutter.cut(b, False)]
+    assert not differing, differing[:5]
+
+
+def test_fast_path_block_patterns_are_jiebas_and_jieba_is_never_imported() -> None:
+    """The fast path splits blocks with copies of jieba's own patterns, so that screening (with
+    the game's posts, short hits and all) never imports jieba and its tables."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import jieba
+
+    from moderation.wordseg import RE_HAN_DEFAULT, RE_SKIP_DEFAULT
+
+    for mine, theirs in (
+        (RE_HAN_DEFAULT, jieba.re_han_default),
+        (RE_SKIP_DEFAULT, jieba.re_skip_default),
+    ):
+        assert (mine.pattern, mine.flags) == (theirs.pattern, theirs.flags)
+    code = (
+        "import sys\n"
+        "from moderation.screen import Screener\n"
+        "s = Screener('m08', classifier=None)\n"
+        "found = s.screen('操作失误，你个沙比，笑死🐶，我拿人格担保')\n"
+        "assert found, found\n"
+        "print(sorted({n.split('.')[0] for n in sys.modules} & {'jieba', 'rjieba'}))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "['rjieba']"
