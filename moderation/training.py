@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
 from moderation.classifier import DEFAULT_MODEL_PATH, PostClassifier
 from moderation.features import (
@@ -522,6 +521,8 @@ def fit_classifier(
     clean = np.array([p.clean for p in train], dtype=bool)
     # OpenBLAS threads fighting the fitting threads for two cores made training several times
     # slower; nothing here needs them.
+    from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]  # .[train]
+
     with threadpool_limits(limits=1):
         # the folds and the final model in one pool (the final fit, the largest, first)
         fits, held_rows, _ = _fold_fits(train, tokens, categories, options)
