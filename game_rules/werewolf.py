@@ -111,8 +111,6 @@ def vote_policy_for(params: RulesetParams) -> VotePolicy:
     if cached is not None and cached[0] is params:
         return cached[1]
     mapping = dict(params.vote_policy)
-    if "max_vote_changes" in params.raw:
-        mapping.setdefault("max_changes", params.max_vote_changes)
     try:
         policy = VotePolicy.from_mapping(mapping, ruleset=params.engine)
     except UnknownRulesetError:

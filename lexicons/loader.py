@@ -47,7 +47,9 @@ __all__ = [
     "read_text",
 ]
 
-#: Categories that lexicon terms and sentence patterns can carry.
+#: Categories that lexicon terms and sentence patterns can carry: the screener's one list (the
+#: trainer's labels are these); each is a ``game_rules.enums.Category``, in its order, and
+#: ``categories.yaml`` names it (tests/test_one_source.py).
 CATEGORIES: tuple[str, ...] = (
     "insult",
     "oath",

@@ -44,7 +44,7 @@ from moderation.normalize import NormalizedText, normalize
 from moderation.patterns import default_patterns
 from moderation.rules import font_candidates, water_candidate
 from moderation.senses import apply_senses
-from moderation.speaker import RULE_VOICES, Voice, citations, may_cite, read
+from moderation.speaker import RULE_VOICES, TIELIAN, Voice, citations, may_cite, read
 
 if TYPE_CHECKING:
     from moderation.classifier import Evidence
@@ -58,11 +58,11 @@ __all__ = [
     "Article",
     "Finding",
     "Layer",
+    "NoArticlesError",
     "PostTooLargeError",
     "ScreenResult",
     "Screener",
     "Severity",
-    "UnknownRulesetError",
     "display_names",
     "load_default_classifier",
     "screen",
@@ -104,8 +104,12 @@ class PostTooLargeError(ValueError):
         self.index = index
 
 
-class UnknownRulesetError(KeyError):
-    """No articles file exists for the requested ruleset id."""
+class NoArticlesError(KeyError):
+    """No articles file (``lexicons/articles/<id>.yaml``) exists for the requested ruleset id.
+
+    The screener's own error: an unknown *game* ruleset is ``game_rules.UnknownRulesetError``
+    (the two packages know nothing of each other; the service checks the game's ruleset first).
+    """
 
     def __init__(self, ruleset: str) -> None:
         super().__init__(f"未知规则集 {ruleset!r}；可用：{', '.join(known_rulesets())}")
@@ -279,7 +283,7 @@ class Screener:
         layers: Layer = Layer.ALL,
     ) -> None:
         if ruleset not in known_rulesets():
-            raise UnknownRulesetError(ruleset)
+            raise NoArticlesError(ruleset)
         self.ruleset = ruleset
         self.articles: RulesetArticles = load_articles(ruleset)
         self.classifier: Classifier | None = (
@@ -588,8 +592,6 @@ def _article_key(articles: Mapping[str, Any], article: Article) -> str:
 
 #: The article key of a citation of someone else's 贴脸 (M72 2(8)).
 _CITE = "cite"
-#: What a citation quotes: the oath, outburst or insult it cites.
-_TIELIAN = frozenset({"oath", "emotional", "insult"})
 
 
 def _inside(f: Finding, quoting: Sequence[Candidate]) -> bool:
@@ -597,7 +599,7 @@ def _inside(f: Finding, quoting: Sequence[Candidate]) -> bool:
     inside a hit under a key the ruleset has no clause for."""
     for q in quoting:
         if q.start <= f.start and f.end <= q.end:
-            if q.article == _CITE and f.category in _TIELIAN and f.category != q.category:
+            if q.article == _CITE and f.category in TIELIAN and f.category != q.category:
                 return True
             if q.article != _CITE and q.category == f.category:
                 return True

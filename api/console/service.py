@@ -47,6 +47,7 @@ from api.rulings import give_card as referee_give_card
 from api.schema import SchemaError
 from api.store import audit, lock_game
 from api.tokens import replace_token
+from game_rules.enums import Category
 from game_rules.events import Announced, Substituted
 from game_rules.params import load_params
 from game_rules.penalties import CardColour
@@ -59,12 +60,13 @@ RULESETS = ("m72", "m08", "m08_12", "wa004", "wa004_consent")
 #: forum times are shown in the forum's zone (the seeds' 关门 times are Beijing time)
 DEFAULT_TIMEZONE = "Asia/Shanghai"
 DECIDABLE = ("blue", "yellow", "red", "green")
-#: categories offered for a card given directly, most common direct reds first
-MANUAL_CATEGORY_ORDER = (
-    "multi_account", "cheating", "insult", "oath", "emotional", "vest", "director", "evidence",
-    "real_life", "meta", "font", "zombie", "missed_action", "avatar", "off_site", "delete_post",
-    "floor_reply", "other",
-)  # fmt: skip
+#: categories offered for a card given directly: the most common direct reds first, then the rest
+#: in the core's order; 潜水/未投票 are the close's own yellows and a water post is no offence
+_MANUAL_FIRST = (Category.MULTI_ACCOUNT, Category.CHEATING)
+_NOT_BY_HAND = frozenset({Category.LURKING, Category.NO_VOTE, Category.WATER})
+MANUAL_CATEGORY_ORDER: tuple[str, ...] = tuple(
+    dict.fromkeys(c.value for c in (*_MANUAL_FIRST, *Category) if c not in _NOT_BY_HAND)
+)
 
 
 class ConsoleError(Exception):

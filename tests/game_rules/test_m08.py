@@ -552,8 +552,8 @@ def test_twelve_player_variant_is_data_only() -> None:
 # -- vote rules through the engine -------------------------------------------------------------
 
 
-def test_max_vote_changes_is_a_parameter() -> None:
-    g = new_game("m08", ALL, seed="c", roles=ROLES, params={"max_vote_changes": 2})
+def test_the_change_limit_is_a_vote_policy_parameter() -> None:
+    g = new_game("m08", ALL, seed="c", roles=ROLES, params={"vote_policy": {"max_changes": 2}})
     g.apply(CastVote("狼A", "村2"))
     g.apply(CastVote("狼A", "村3", is_change=True))
     g.apply(CastVote("狼A", "村4", is_change=True))
