@@ -165,11 +165,15 @@ def db_main(argv: Sequence[str]) -> int:
         return int(exc.code or 0)
 
     from models.backup import BackupError, backup, restore
-    from models.migrate import current_revision, upgrade
+    from models.migrate import MigrationRefused, current_revision, upgrade
 
     url = args.url or default_database_url()
     if args.command == "upgrade":
-        upgrade(url, args.revision)
+        try:
+            upgrade(url, args.revision)
+        except MigrationRefused as exc:
+            print(f"bansha db upgrade: {exc}", file=sys.stderr)
+            return 1
         print(f"database at {shown(url)} is at revision {current_revision(url)}")
         return 0
     if args.command == "current":

@@ -87,7 +87,8 @@ def test_bansha_screen_runs_without_tqdm(tmp_path: Path) -> None:
         "import sys\n"
         "sys.modules['tqdm'] = None\n"  # refuses the import
         "from bansha.cli import main\n"
-        f"sys.exit(main(['screen', '--no-model', '--ruleset', 'm72', '--json', '--file', {str(posts)!r}]))\n"
+        "args = ['screen', '--no-model', '--ruleset', 'm72', '--json', '--file']\n"
+        f"sys.exit(main([*args, {str(posts)!r}]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", child], cwd=ROOT, capture_output=True, text=True, timeout=300

@@ -47,12 +47,11 @@ from game_rules.events import (
     event_to_dict,
 )
 from game_rules.params import params_from_mapping
-from game_rules.werewolf import vote_policy_for
 from game_rules.randomness import commitment, derived_rng, verify_commitment
 from game_rules.registry import Ruleset
 from game_rules.simulation import play_random_game
 from game_rules.state import GameState
-from game_rules.werewolf import WerewolfRuleset
+from game_rules.werewolf import WerewolfRuleset, vote_policy_for
 
 NAMES = [f"P{i:02d}" for i in range(1, 13)]
 
