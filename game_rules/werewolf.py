@@ -68,6 +68,7 @@ from game_rules.votes import Ballot, BallotBox, Tally, VotePolicy, admit_ballot,
 
 if TYPE_CHECKING:
     from game_rules.game import Game
+    from game_rules.night import Step
 
 # The game clock is aware: a time given without an offset is read as UTC (its wall-clock text is
 # kept), and untimed ballots are placed on a synthetic UTC clock. So a day may mix ballots ordered
@@ -660,6 +661,12 @@ class WerewolfRuleset(Ruleset):
             actor, decision = pending[0]
             handlers[decision][1](game, actor)
         self.advance(game)
+
+    def tell_step(self, game: Game, step: Step) -> None:
+        """A night's ``tell`` step as the private notice its character receives."""
+        assert step.character is not None
+        detail = dict(step.value or {})
+        game.emit(Told((step.character,), game.state.day, step.detail, step.by or "info", detail))
 
     def succession_options(self, state: GameState, actor: str) -> list[Action]:
         """Legal successors of a dead sheriff."""

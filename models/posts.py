@@ -1,5 +1,8 @@
 """Forum posts as ingested and screened."""
 
+# Repeated on purpose: tables are declared column by column in SQLAlchemy's typed style (an id,
+# the game it belongs to, who and when), so tables of the same kind share shape.
+
 from __future__ import annotations
 
 from datetime import datetime

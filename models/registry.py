@@ -8,6 +8,9 @@ not stored twice: a card of a character belongs to the seat that held the charac
 was issued (:attr:`Seat.after_card_id`, see :mod:`api.seats`).
 """
 
+# Repeated on purpose: tables are declared column by column in SQLAlchemy's typed style (an id,
+# the game it belongs to, who and when), so tables of the same kind share shape.
+
 from __future__ import annotations
 
 from datetime import datetime

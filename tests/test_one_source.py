@@ -35,6 +35,7 @@ from game_rules.penalties import KNOWN_CATEGORIES, load_penalty_rules
 from game_rules.werewolf import vote_policy_for
 from lexicons.loader import CATEGORIES, RULE_CATEGORIES, known_rulesets, load_articles
 from moderation import training
+from moderation.screen import VIAS
 
 ROOT = Path(__file__).resolve().parents[1]
 RULESETS = ROOT / "game_rules" / "rulesets"
@@ -54,6 +55,7 @@ def test_every_layer_derives_its_categories_from_the_core_list() -> None:
     assert set(KNOWN_CATEGORIES) == set(CATEGORY_KEYS)
     names = yaml.safe_load((ROOT / "lexicons" / "categories.yaml").read_text(encoding="utf-8"))
     assert list(names["categories"]) == CATEGORY_KEYS  # every category named, in this order
+    assert list(names["via"]) == list(VIAS)  # and every way a finding matches
     screened = [*CATEGORIES, *RULE_CATEGORIES]
     assert screened == [c for c in CATEGORY_KEYS if c in screened]  # a subset, in order
     assert training.CATEGORIES is CATEGORIES

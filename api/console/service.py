@@ -361,6 +361,18 @@ class DecisionResult:
     announcements: list[str] = field(default_factory=list)
     ended: bool = False
 
+    @classmethod
+    def of(cls, colour: str, result: Mapping[str, Any]) -> DecisionResult:
+        """From a ruling's response (``api.rulings.decide``): the cards it gave, the ejection's
+        announcements, whether the game ended."""
+        ejected = result.get("ejected") or {}
+        return cls(
+            colour=colour,
+            cards=[f"{c['character']}：{colour_label(c['colour'])}" for c in result["cards"]],
+            announcements=list(ejected.get("announcements", [])),
+            ended=bool(result["outcome"].get("ended")),
+        )
+
 
 def give_card(
     game_id: str,
@@ -395,13 +407,7 @@ def give_card(
             )
     except ApiError as exc:
         raise ConsoleError(api_message(exc)) from exc
-    ejected = result.get("ejected") or {}
-    return DecisionResult(
-        colour=colour,
-        cards=[f"{c['character']}：{colour_label(c['colour'])}" for c in result["cards"]],
-        announcements=list(ejected.get("announcements", [])),
-        ended=bool(result["outcome"].get("ended")),
-    )
+    return DecisionResult.of(colour, result)
 
 
 # ---------------------------------------------------------------------------------------------

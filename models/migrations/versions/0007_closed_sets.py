@@ -17,6 +17,10 @@ change what it did once when an enum in the code later grows (that takes a new r
 ``tests/api/test_migration_0007.py`` checks that they equal the models' constraints at head.
 """
 
+# Repeated on purpose: a migration freezes the schema as it stood at its revision and never
+# imports the models (they move on), so its table, column and trigger definitions resemble the
+# models' and the other revisions' (duplicates lists them; they must not be merged).
+
 from __future__ import annotations
 
 from collections.abc import Iterator
