@@ -31,6 +31,7 @@ import yaml
 from lexicons.loader import (
     CATEGORIES,
     RULE_CATEGORIES,
+    ArticleText,
     RulesetArticles,
     SeverityHint,
     known_rulesets,
@@ -119,22 +120,8 @@ class NoArticlesError(KeyError):
         return str(self.args[0])
 
 
-@dataclass(frozen=True)
-class Article:
-    """One clause of a ruleset's 判罚依据, in the seed's own wording.
-
-    >>> Article("m08", "3(1)", "禁止明显的发誓、诅咒句式").label
-    'M08 判罚依据 3(1)'
-    """
-
-    ruleset: str
-    code: str
-    text: str
-
-    @property
-    def label(self) -> str:
-        """Human-readable citation, e.g. ``M08 判罚依据 3(1)``."""
-        return f"{self.ruleset.upper()} 判罚依据 {self.code}"
+#: The clause a finding cites: the screener's data record itself (ruleset, code, seed text).
+Article = ArticleText
 
 
 @dataclass(frozen=True)
@@ -485,8 +472,7 @@ class Screener:
                 self._cited[key] = None
             else:
                 art = cat.articles.get(article_key) or cat.articles[cat.default]
-                clause = Article(self.ruleset, art.code, art.text)
-                self._cited[key] = clause, art.severity or cat.severity
+                self._cited[key] = art, art.severity or cat.severity
         return self._cited[key]
 
     def _predict(
