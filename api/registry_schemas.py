@@ -5,7 +5,7 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
-from api.schema import Annotated, Field, Int, Key, Required, Schema, Text, Time, shape
+from api.schema import INTEGRAL, Annotated, Field, Int, Key, Required, Schema, Text, Time, shape
 from api.schemas import Name, Reason
 
 
@@ -94,11 +94,15 @@ class Search(TypedDict, total=False):
 
 @shape
 class NewBan(TypedDict, total=False):
-    player_id: Required[Annotated[Int, Field(ge=1)]]
-    card_id: Required[Annotated[Int, Field(ge=1, description="the red card the ban cites")]]
+    player_id: Required[Annotated[int, Field(ge=1), INTEGRAL]]
+    card_id: Required[
+        Annotated[int, Field(ge=1, description="the red card the ban cites"), INTEGRAL]
+    ]
     reason: Required[Reason]
     until: Annotated[Time, Field(description="a period: banned until then")]
-    games: Annotated[Int, Field(ge=1, le=1000, description="or: the next N games of the forum")]
+    games: Annotated[
+        int, Field(ge=1, le=1000, description="or: the next N games of the forum"), INTEGRAL
+    ]
     banned_by: Name
 
 

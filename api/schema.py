@@ -11,7 +11,7 @@ document cannot drift from what the service accepts.
 >>> @shape
 ... class Dish(TypedDict, total=False):
 ...     name: Required[Annotated[Text, Field(max_length=4)]]
-...     n: Annotated[Int, Field(ge=1)]
+...     n: Annotated[int, Field(ge=1), INTEGRAL]
 >>> s = Schema(Dish)
 >>> s.validate({"name": "饺子", "n": 2})
 {'name': '饺子', 'n': 2}
@@ -54,6 +54,7 @@ from pydantic_core import PydanticCustomError, core_schema
 from game_rules.werewolf import EARLIEST_TIME, LATEST_TIME
 
 __all__ = [
+    "INTEGRAL",
     "NO_NUL",
     "Annotated",
     "Field",
@@ -124,8 +125,12 @@ def _parse_time(value: Any) -> datetime:
 Text = Annotated[str, Field(pattern=NO_NUL)]
 #: an object key a map may hold
 Key = Text
-#: an integer; an integral float is one too (JSON Schema's reading), a boolean is not
-Int = Annotated[int, BeforeValidator(_integral)]
+#: an integral float is an integer (JSON Schema's reading); a boolean is not. It comes after an
+#: integer's bounds (``Annotated[int, Field(ge=1), INTEGRAL]``): bounds placed after a validator
+#: no longer reach the JSON Schema as ``minimum`` and ``maximum``
+INTEGRAL = BeforeValidator(_integral)
+#: an integer
+Int = Annotated[int, INTEGRAL]
 # the times a request may name are the game core's: near year 1 or 9999, converting to UTC,
 # storing, or the core's day arithmetic (a day before the close, a second after a ballot) runs
 # out of years. The years 1970 to 9998 as a pattern can say them; the exact bounds are in UTC,
@@ -273,7 +278,9 @@ def _message(error: Any, path: str) -> tuple[str, str]:
             return f"{path}.{ctx['tag']}", f"只能是以下之一：{ctx['allowed']}"
         kinds = "对象" if ctx.get("tag") else str(ctx["allowed"]).replace(", ", "或")
         return path, f"应为{kinds}，实际为 {_type_name(given)}"
-    return path, str(error["msg"])  # the validators' own PydanticCustomError messages
+    if kind == "time":  # _parse_time's own messages
+        return path, str(error["msg"])
+    return path, f"格式不符（{error['msg']}）"
 
 
 def _path(root: str, loc: Iterable[Any]) -> str:

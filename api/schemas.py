@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from typing_extensions import TypedDict
 
 from api.schema import (
+    INTEGRAL,
     PATTERN_TEXT,
     Annotated,
     Field,
@@ -53,7 +54,7 @@ Thread = Annotated[
 Reason = Annotated[Text, Field(min_length=1, max_length=2000)]
 Note = Annotated[Text, Field(max_length=2000)]
 Director = Annotated[Text, Field(min_length=1, max_length=64)]
-Day = Annotated[Int, Field(ge=0, le=1000)]
+Day = Annotated[int, Field(ge=0, le=1000), INTEGRAL]
 
 
 # -- creating games ------------------------------------------------------------------------------
@@ -82,7 +83,7 @@ else:
 class BanOverride(TypedDict):
     """The admin lets a banned player in anyway: the ban's id and why."""
 
-    ban: Annotated[Int, Field(ge=1)]
+    ban: Annotated[int, Field(ge=1), INTEGRAL]
     reason: Reason
 
 
@@ -644,8 +645,13 @@ _ACTIONS: dict[str, Any] = {
 def _by(tag: str, values: dict[str, Any]) -> Any:
     """A union tagged by the field ``tag``: its value names the member (several may share one)."""
     names = {value: kind.__name__ for value, kind in values.items()}
+
+    def choose(value: Any) -> str | None:
+        given = value.get(tag) if isinstance(value, dict) else None
+        return names.get(given) if isinstance(given, str) else None
+
     return one_of(
-        lambda v: names.get(v.get(tag)) if isinstance(v, dict) else None,  # type: ignore[arg-type]
+        choose,
         {kind.__name__: kind for kind in values.values()},
         tag=tag,
         allowed=tuple(values),

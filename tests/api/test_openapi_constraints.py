@@ -22,6 +22,8 @@ def _body_schema(document: dict[str, Any], path: str) -> dict[str, Any]:
     schema: dict[str, Any] = document["paths"][path]["post"]["requestBody"]["content"][
         "application/json"
     ]["schema"]
+    while "$ref" in schema:  # a named schema: components/schemas/<name>
+        schema = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
     return schema
 
 
