@@ -151,6 +151,11 @@ Time = Annotated[
 PATTERN_TEXT: dict[str, str] = {}
 
 
+#: the names of union members, which pydantic puts in an error's location (a NUL keeps them
+#: apart from any field name a path may show)
+_TAGS: set[str] = set()
+
+
 def one_of(
     choose: Callable[[Any], str | None],
     options: dict[str, Any],
@@ -164,6 +169,7 @@ def one_of(
     told, with ``tag`` (a field name), which values ``allowed`` that field may take, and
     otherwise which JSON types (``allowed``, in words) fit.
     """
+    _TAGS.update("\x00" + name for name in options)
     members = [Annotated[kind, Tag("\x00" + name)] for name, kind in options.items()]
     union: Any = members[0]
     for member in members[1:]:
@@ -211,29 +217,6 @@ def _text_problem(value: str) -> str | None:
     return None
 
 
-def unclean_text(value: Any, path: str = "$") -> SchemaError | None:
-    """The first string or object key in ``value`` no database can store, as an error.
-
-    A key is named by its object's path: the key itself could not be sent back as UTF-8.
-    """
-    stack: list[tuple[Any, str]] = [(value, path)]
-    while stack:
-        item, where = stack.pop()
-        if isinstance(item, str):
-            problem = _text_problem(item)
-            if problem:
-                return SchemaError(where, problem)
-        elif isinstance(item, dict):
-            for key in item:
-                problem = _text_problem(key)
-                if problem:
-                    return SchemaError(where, f"字段名：{problem}")
-            stack.extend((v, f"{where}.{k}") for k, v in reversed(list(item.items())))
-        elif isinstance(item, list):
-            stack.extend((v, f"{where}[{i}]") for i, v in reversed(list(enumerate(item))))
-    return None
-
-
 _TYPE_WORDS = {
     "string_type": "字符串",
     "int_type": "整数",
@@ -255,8 +238,11 @@ _BOUNDS = {
 
 
 def _message(error: Any, path: str) -> tuple[str, str]:
-    """The (path, Chinese message) of one pydantic error at ``path``."""
+    """The (path, Chinese message) of one pydantic error about the value at ``path``."""
     kind, given, ctx = error["type"], error.get("input"), error.get("ctx") or {}
+    problem = _text_problem(given) if isinstance(given, str) else None
+    if problem and kind not in _TYPE_WORDS:  # text, whatever the field expected of it
+        return path, problem
     if kind == "missing":
         return path, "缺少必填字段"
     if kind == "extra_forbidden":
@@ -283,15 +269,45 @@ def _message(error: Any, path: str) -> tuple[str, str]:
     return path, f"格式不符（{error['msg']}）"
 
 
-def _path(root: str, loc: Iterable[Any]) -> str:
-    """``loc`` below ``root`` as a JSONPath-like string, a union's member names left out."""
-    out = root
+def _located(error: Any, root: str, value: Any) -> tuple[str, str]:
+    """The (path, Chinese message) of pydantic's ``error`` about ``value`` validated at ``root``.
+
+    A field *name* that is no clean text (a NUL, an unpaired surrogate) is told at its object:
+    the name itself could not be sent back as UTF-8.
+    """
+    raw = list(error["loc"])
+    loc = [part for part in raw if part not in _TAGS]
+    if raw and raw[-1] == "[key]":  # a map's key
+        where = _path(root, [part for part in raw[:-2] if part not in _TAGS])
+        problem = _text_problem(error["input"]) if isinstance(error["input"], str) else None
+        return (where, f"字段名：{problem}") if problem else _message(error, where)
+    if error["type"] == "extra_forbidden":
+        key, parent = raw[-1], [part for part in raw[:-1] if part not in _TAGS]
+        problem = _text_problem(key) if isinstance(key, str) else None
+        if problem:
+            return _path(root, parent), f"字段名：{problem}"
+        return _path(root, [*parent, key]), "未知字段"
+    if error["type"] == "string_unicode" and isinstance(_at(value, loc), dict):
+        # pydantic could not read a field name of this object (the input is the name)
+        return _path(root, loc), f"字段名：{_text_problem(error['input'])}"
+    return _message(error, _path(root, loc))
+
+
+def _at(value: Any, loc: list[Any]) -> Any:
+    """The part of ``value`` at ``loc`` (None when it is not there)."""
     for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif "\x00" not in part:  # a member's name: a client's key holding NUL is refused first
-            out += f".{part}"
-    return out
+        inside = isinstance(value, dict) and part in value
+        if isinstance(value, list) and isinstance(part, int):
+            inside = 0 <= part < len(value)
+        if not inside:
+            return None
+        value = value[part]
+    return value
+
+
+def _path(root: str, loc: Iterable[Any]) -> str:
+    """``loc`` below ``root`` as a JSONPath-like string."""
+    return root + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
 
 
 class Schema:
@@ -304,14 +320,10 @@ class Schema:
 
     def validate(self, value: Any, path: str = "$") -> Any:
         """Return ``value`` validated (times parsed), or raise the first error."""
-        unclean = unclean_text(value, path)
-        if unclean is not None:
-            raise unclean
         try:
             return self.adapter.validate_python(value)
         except ValidationError as exc:
-            error = exc.errors(include_url=False)[0]
-            where, message = _message(error, _path(path, error["loc"]))
+            where, message = _located(exc.errors(include_url=False)[0], path, value)
             raise SchemaError(where, message) from None
 
 

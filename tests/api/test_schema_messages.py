@@ -153,6 +153,30 @@ CASES: list[tuple[Schema, Any, str, str]] = [
         "$.note",
         "最多2000个字符",
     ),
+    # the first defect is the structural one: text inside a value of the wrong type, or under a
+    # field the schema does not know, is not looked at (the fuzz test found both)
+    (schemas.CREATE_GAME, {**GAME, "": ["\x00"]}, "$.", "未知字段"),
+    (schemas.MANUAL_CARD, {**CARD, "day": [1, {"k\x00": 1}]}, "$.day", "应为整数，实际为 array"),
+    (schemas.MANUAL_CARD, {**CARD, "day": "\x00"}, "$.day", "应为整数，实际为 string"),
+    (schemas.MANUAL_CARD, {**CARD, "colour": "red\x00"}, "$.colour", "不能包含 NUL 字符"),
+    (
+        schemas.MANUAL_CARD,
+        {**CARD, "colour": "red\ud800"},
+        "$.colour",
+        "第3个字符是不成对的代理码位",
+    ),
+    (
+        schemas.ACTION,
+        {"type": "vote", "voter": "甲", "target": "乙\ud800"},
+        "$.target",
+        "第1个字符是不成对的代理码位",
+    ),
+    (
+        schemas.ACTION,
+        {"type": "skill", "actor": "甲", "skill": "x", "k\ud800": 1},
+        "$",
+        "字段名：第1个字符是不成对的代理码位",
+    ),
 ]
 
 
