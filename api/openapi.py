@@ -2,7 +2,9 @@
 
 Every JSON endpoint is declared with :func:`endpoint`: method, path, who may call it, the request
 schema (which also validates the body) and the response schema. ``/openapi.json`` is built from
-these declarations alone, so it describes exactly what the service accepts and returns.
+these declarations alone, so it describes exactly what the service accepts and returns: the
+operations here (who may call, the error statuses every endpoint answers), the schemas by
+pydantic (:func:`api.schema.json_schemas`, the named objects under ``components/schemas``).
 """
 
 from __future__ import annotations
