@@ -53,7 +53,8 @@ Thread = Annotated[
 ]
 Reason = Annotated[Text, Field(min_length=1, max_length=2000)]
 Note = Annotated[Text, Field(max_length=2000)]
-Director = Annotated[Text, Field(min_length=1, max_length=64)]
+#: the acting director as a request names them (a name, as a character or a player has)
+Director = Name
 Day = Annotated[int, Field(ge=0, le=1000), INTEGRAL]
 
 
