@@ -14,9 +14,17 @@ from collections.abc import Sequence
 
 from moderation.training import CATEGORIES, Post, build_parser, run
 
-#: What ``pip install '.[train]'`` adds, by import name (pyproject.toml ``train``; the two lists
-#: are compared by tests/cli/test_extras.py).
-TRAIN_MODULES: tuple[str, ...] = ("tqdm", "matplotlib", "threadpoolctl")
+#: What ``pip install '.[train]'`` adds: distribution name -> import name (pyproject.toml
+#: ``train``; the two lists are compared by tests/cli/test_extras.py).
+TRAIN_PACKAGES: dict[str, str] = {
+    "scikit-learn": "sklearn",
+    "scipy": "scipy",
+    "skops": "skops",
+    "tqdm": "tqdm",
+    "matplotlib": "matplotlib",
+    "threadpoolctl": "threadpoolctl",
+}
+TRAIN_MODULES: tuple[str, ...] = tuple(TRAIN_PACKAGES.values())
 
 #: Where decisions are read from without ``DATABASE_URL`` (the service's default database).
 DEFAULT_DATABASE_URL = "sqlite:///var/bansha.sqlite3"
