@@ -391,8 +391,7 @@ def declare_lost() -> BaseResponse | str:
     except verdicts.NeedsConfirmation as exc:
         return _page("console/verdict_confirm.html", confirm=exc)
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.players", _anchor="forfeit")
+        return _refused(exc, "console.players", _anchor="forfeit")
     for line in lines:
         flash(line, "red")
     return _back("console.players", _anchor="forfeit")
