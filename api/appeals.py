@@ -39,6 +39,7 @@ def appeal_card(
     if not row.finished:
         raise Conflict(f"游戏尚未结束：{APPEAL_AFTER_GAME}", rule="appeal_after_game")
     name = cardrules.colour_name(card.colour)
+    # Repeated on purpose: appeal and revocation refuse these each in own words and rule.
     if card.source == "escalation":
         raise Conflict(
             f"这张{name}由规则自动升级产生；请对合成它的牌提出申诉",
@@ -48,6 +49,7 @@ def appeal_card(
         raise Conflict(f"这张{name}已经撤销，无需申诉", rule="already_revoked")
     if card.appeal is not None:
         raise Conflict(f"这张{name}已经申诉过了", rule="already_appealed")
+    # Repeated on purpose: each stored record is built keyword by keyword from its own columns.
     appeal = CardAppeal(
         game_id=row.id,
         card_id=card.id,
@@ -63,6 +65,7 @@ def appeal_card(
     return appeal_json(appeal)
 
 
+# Repeated on purpose: a card and an appeal are two records, each found and refused in its words.
 def rule_on_appeal(
     session: Session, row: GameRow, appeal_id: int, *, ruling: Ruling, note: str, actor: str
 ) -> dict[str, Any]:
@@ -75,6 +78,7 @@ def rule_on_appeal(
         raise Conflict(
             f"这条申诉已经裁决过了（{RULING_NAMES[Ruling(found.ruling)]}）", rule="already_ruled"
         )
+    # Repeated on purpose: each stored record is built keyword by keyword from its own columns.
     decided = AppealRuling(
         game_id=row.id,
         appeal_id=appeal.id,

@@ -195,6 +195,7 @@ def issue_card(
     _, steps = cardrules.add_card(
         row.ruleset, previous.ledger, colour, reason, source=source, category=category, day=day
     )
+    # Repeated on purpose: each stored record is built keyword by keyword from its own columns.
     card = Card(
         game_id=row.id,
         character=character,

@@ -2,6 +2,8 @@
 a card given in error is revoked (``…/cards/{cid}/revoke``) during the game, or appealed
 (``…/cards/{cid}/appeal``) after it and ruled on (``…/appeals/{aid}/ruling``)."""
 
+# Repeated on purpose: each endpoint is declared alike (@endpoint), the OpenAPI doc's source.
+
 from __future__ import annotations
 
 from collections.abc import Mapping

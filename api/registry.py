@@ -7,6 +7,8 @@ record; everyone else what the forum publishes (``REGISTRY_PUBLIC``, by default 
 bans only). Bans are the admin's alone.
 """
 
+# Repeated on purpose: each endpoint is declared alike (@endpoint), the OpenAPI doc's source.
+
 from __future__ import annotations
 
 import secrets
@@ -270,6 +272,7 @@ def create_ban(body: dict[str, Any]) -> tuple[Response, int]:
                 "版杀结束后，受到红牌处罚的玩家可能会被禁赛：这场游戏尚未结束",
                 rule="ban_after_game",
             )
+        # Repeated on purpose: each stored record is built keyword by keyword from its own columns.
         ban = Ban(
             player_id=target.id,
             card_id=card.id,

@@ -60,6 +60,7 @@ def revoke_card(locked: LockedGame, card_id: int, *, reason: str, actor: str) ->
     session, row = locked.session, locked.row
     card = find_card(locked, card_id)
     name = cardrules.colour_name(card.colour)
+    # Repeated on purpose: appeal and revocation refuse these each in own words and rule.
     if card.source == "escalation":
         raise Conflict(
             f"这张{name}由规则自动升级产生，不能单独撤销；请撤销合成它的某一张牌",

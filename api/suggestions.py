@@ -1,5 +1,7 @@
 """The review queue: list suggestions of a game, and decide one."""
 
+# Repeated on purpose: each endpoint is declared alike (@endpoint), the OpenAPI doc's source.
+
 from __future__ import annotations
 
 from typing import Any, Literal

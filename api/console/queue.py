@@ -305,6 +305,7 @@ def decide_suggestion(
                         faction=game.params.factions.get(faction, faction),
                     )
             action, changed = decision_for(suggestion.colour, colour)
+            # Repeated on purpose: each console action calls its own API step with its keywords.
             result = decide(
                 locked,
                 suggestion,
