@@ -7,6 +7,8 @@ it holds tokens shown once: a new game, and a reissued player token (whose form 
 token ids it replaces, so a resubmission is refused rather than replacing the token just shown).
 """
 
+# Repeated on purpose: each form's handler passes its own fields to its own step, then flashes.
+
 from __future__ import annotations
 
 import json
