@@ -598,7 +598,7 @@ class BallotBox:
             return replace(self, changes_voided=True)
         return self
 
-    # Its keywords repeat admit_ballot's on purpose: cast is that judgement over an immutable box.
+    # Repeated on purpose: cast takes admit_ballot's keywords, that judgement over a frozen box.
     def cast(
         self,
         ballot: Ballot,

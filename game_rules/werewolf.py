@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from mypy_extensions import mypyc_attr
 
+# Repeated on purpose: each module imports by name what it uses (an import list, not logic).
 from game_rules.actions import (
     LAST_WORDS_PLACEHOLDER,
     Action,
