@@ -27,6 +27,7 @@ from models.types import utcnow
 RULING_NAMES = {Ruling.UPHELD: "维持原判", Ruling.OVERTURNED: "撤销原判"}
 
 
+# Repeated on purpose: a card and an appeal are two records, each found and refused in its words.
 def appeal_card(
     session: Session, row: GameRow, card_id: int, *, character: str, text: str, actor: str
 ) -> dict[str, Any]:

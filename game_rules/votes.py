@@ -632,6 +632,7 @@ class BallotBox:
         return BallotBox((*history[:index], kept, *history[index + 1 :]), self.changes_voided)
 
 
+# Repeated on purpose: BallotBox.cast takes these keywords too, to pass them on unchanged.
 def admit_ballot(
     history: Sequence[Ballot],
     changes_voided: bool,
