@@ -15,10 +15,10 @@ from sqlalchemy.orm import Session
 
 from api import cardrules
 from api.card_store import revocations_of
-from api.errors import Conflict, Forbidden, NotFound
+from api.errors import Conflict, Forbidden
 from api.payloads import appeal_json
 from api.revocation import APPEAL_AFTER_GAME
-from api.store import audit
+from api.store import audit, row_of_game
 from models.cards import AppealRuling, Card, CardAppeal, Ruling
 from models.game import Game as GameRow
 from models.types import utcnow
@@ -27,14 +27,11 @@ from models.types import utcnow
 RULING_NAMES = {Ruling.UPHELD: "维持原判", Ruling.OVERTURNED: "撤销原判"}
 
 
-# Repeated on purpose: a card and an appeal are two records, each found and refused in its words.
 def appeal_card(
     session: Session, row: GameRow, card_id: int, *, character: str, text: str, actor: str
 ) -> dict[str, Any]:
     """``character``'s player appeals card ``card_id`` (the game locked by the caller)."""
-    card = session.get(Card, card_id)
-    if card is None or card.game_id != row.id:
-        raise NotFound(f"本场游戏没有这张牌：{card_id}")
+    card = row_of_game(session, Card, card_id, row.id, f"本场游戏没有这张牌：{card_id}")
     if card.character != character:
         raise Forbidden("只能对自己角色的牌提出申诉")
     if not row.finished:
@@ -66,14 +63,12 @@ def appeal_card(
     return appeal_json(appeal)
 
 
-# Repeated on purpose: a card and an appeal are two records, each found and refused in its words.
 def rule_on_appeal(
     session: Session, row: GameRow, appeal_id: int, *, ruling: Ruling, note: str, actor: str
 ) -> dict[str, Any]:
     """The director's or an admin's ruling on appeal ``appeal_id``, recorded once."""
-    appeal = session.get(CardAppeal, appeal_id)
-    if appeal is None or appeal.game_id != row.id:
-        raise NotFound(f"本场游戏没有这条申诉：{appeal_id}")
+    missing = f"本场游戏没有这条申诉：{appeal_id}"
+    appeal = row_of_game(session, CardAppeal, appeal_id, row.id, missing)
     found = appeal.ruling
     if found is not None:
         raise Conflict(
