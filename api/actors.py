@@ -21,6 +21,7 @@ from flask import g, has_app_context
 from models.audit import ActorKind  # the audit column's closed set, re-exported
 
 
+# Repeated on purpose: the audited identity; auth.Caller is a request's role in one game.
 @dataclass(frozen=True)
 class Principal:
     """An authenticated identity: a token row (by its hash), the admin token, or the operator."""

@@ -15,10 +15,10 @@ from sqlalchemy.orm import Session
 
 from api import cardrules
 from api.card_store import revocations_of
-from api.errors import Conflict, Forbidden, NotFound
+from api.errors import Conflict, Forbidden
 from api.payloads import appeal_json
 from api.revocation import APPEAL_AFTER_GAME
-from api.store import audit
+from api.store import audit, row_of_game
 from models.cards import AppealRuling, Card, CardAppeal, Ruling
 from models.game import Game as GameRow
 from models.types import utcnow
@@ -31,14 +31,13 @@ def appeal_card(
     session: Session, row: GameRow, card_id: int, *, character: str, text: str, actor: str
 ) -> dict[str, Any]:
     """``character``'s player appeals card ``card_id`` (the game locked by the caller)."""
-    card = session.get(Card, card_id)
-    if card is None or card.game_id != row.id:
-        raise NotFound(f"本场游戏没有这张牌：{card_id}")
+    card = row_of_game(session, Card, card_id, row.id, f"本场游戏没有这张牌：{card_id}")
     if card.character != character:
         raise Forbidden("只能对自己角色的牌提出申诉")
     if not row.finished:
         raise Conflict(f"游戏尚未结束：{APPEAL_AFTER_GAME}", rule="appeal_after_game")
     name = cardrules.colour_name(card.colour)
+    # Repeated on purpose: appeal and revocation refuse these each in own words and rule.
     if card.source == "escalation":
         raise Conflict(
             f"这张{name}由规则自动升级产生；请对合成它的牌提出申诉",
@@ -48,6 +47,7 @@ def appeal_card(
         raise Conflict(f"这张{name}已经撤销，无需申诉", rule="already_revoked")
     if card.appeal is not None:
         raise Conflict(f"这张{name}已经申诉过了", rule="already_appealed")
+    # Repeated on purpose: each stored record is built keyword by keyword from its own columns.
     appeal = CardAppeal(
         game_id=row.id,
         card_id=card.id,
@@ -67,14 +67,14 @@ def rule_on_appeal(
     session: Session, row: GameRow, appeal_id: int, *, ruling: Ruling, note: str, actor: str
 ) -> dict[str, Any]:
     """The director's or an admin's ruling on appeal ``appeal_id``, recorded once."""
-    appeal = session.get(CardAppeal, appeal_id)
-    if appeal is None or appeal.game_id != row.id:
-        raise NotFound(f"本场游戏没有这条申诉：{appeal_id}")
+    missing = f"本场游戏没有这条申诉：{appeal_id}"
+    appeal = row_of_game(session, CardAppeal, appeal_id, row.id, missing)
     found = appeal.ruling
     if found is not None:
         raise Conflict(
             f"这条申诉已经裁决过了（{RULING_NAMES[Ruling(found.ruling)]}）", rule="already_ruled"
         )
+    # Repeated on purpose: each stored record is built keyword by keyword from its own columns.
     decided = AppealRuling(
         game_id=row.id,
         appeal_id=appeal.id,

@@ -8,6 +8,8 @@ proved (``actor_kind``, ``actor_token_id``: the token row, as ``bansha token lis
 ``actor_ref``: the admin token's fingerprint).
 """
 
+# Repeated on purpose: each endpoint is declared alike (@endpoint), the OpenAPI doc's source.
+
 from __future__ import annotations
 
 import csv

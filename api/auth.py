@@ -47,6 +47,7 @@ def hash_token(token: str) -> str:
 
 
 @dataclass(frozen=True)
+# Repeated on purpose: a Caller is a request's role in a game; actors.Principal who is audited.
 class Caller:
     """Who is calling: the public, a player (one character of one game) or a game's director."""
 

@@ -135,6 +135,7 @@ def store_escalation(
     session, row = locked.session, locked.row
     merged = [row_ids[i] for i in step.merged_positions]
     assert None not in merged, "an escalation merges stored cards only"
+    # Repeated on purpose: each stored record is built keyword by keyword from its own columns.
     esc = Card(
         game_id=row.id,
         character=character,
@@ -169,6 +170,7 @@ class CardOutcome:
     ejected: dict[str, Any] | None = None
 
 
+# Repeated on purpose: keyword-only parameters, shaped like night.withdraw_skill's by chance.
 def issue_card(
     locked: LockedGame,
     *,
@@ -195,6 +197,7 @@ def issue_card(
     _, steps = cardrules.add_card(
         row.ruleset, previous.ledger, colour, reason, source=source, category=category, day=day
     )
+    # Repeated on purpose: each stored record is built keyword by keyword from its own columns.
     card = Card(
         game_id=row.id,
         character=character,

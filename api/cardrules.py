@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from game_rules.errors import GameRuleError
+
+# Repeated on purpose: each module imports by name what it uses (an import list, not logic).
 from game_rules.penalties import (
     KNOWN_CATEGORIES,
     Card,

@@ -65,6 +65,24 @@ class NotFound(ApiError):
     code = "not_found"
 
 
+def number_in_path(raw: str, missing: str) -> int:
+    """The id a URL path names, or :class:`NotFound` with ``missing`` (nothing is looked up).
+
+    ASCII digits only (``str.isdigit`` also admits "²", "١" or "１", which are no id), at most
+    12 of them.
+
+    >>> number_in_path("12", "没有这张牌")
+    12
+    >>> number_in_path("１２", "没有这张牌")
+    Traceback (most recent call last):
+    ...
+    api.errors.NotFound: 没有这张牌
+    """
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 12:
+        raise NotFound(missing)
+    return int(raw)
+
+
 class Conflict(ApiError):
     """The request is well-formed but the rules (or the current state) forbid it."""
 

@@ -1,5 +1,7 @@
 """``POST /api/games``: create a game."""
 
+# Repeated on purpose: each endpoint is declared alike (@endpoint), the OpenAPI doc's source.
+
 from __future__ import annotations
 
 import secrets

@@ -143,6 +143,7 @@ def endpoint(
     and every endpoint with a body 413 and 415 (:mod:`api.guard`); the document says so without
     being told.
     """
+    # Repeated on purpose: the endpoint's declaration passed on field by field to its record.
     spec = Endpoint(
         method=method,
         rule=rule,

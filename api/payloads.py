@@ -1,5 +1,7 @@
 """The JSON shapes of suggestions, decisions, cards and ingested posts."""
 
+# Repeated on purpose: one field-by-field function per record (a column dump would leak new ones).
+
 from __future__ import annotations
 
 from dataclasses import dataclass

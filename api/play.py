@@ -1,5 +1,7 @@
 """Driving the game: actions, closing days and nights, announcements and views."""
 
+# Repeated on purpose: each endpoint is declared alike (@endpoint), the OpenAPI doc's source.
+
 from __future__ import annotations
 
 from typing import Any

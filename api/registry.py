@@ -7,6 +7,8 @@ record; everyone else what the forum publishes (``REGISTRY_PUBLIC``, by default 
 bans only). Bans are the admin's alone.
 """
 
+# Repeated on purpose: each endpoint is declared alike (@endpoint), the OpenAPI doc's source.
+
 from __future__ import annotations
 
 import secrets
@@ -22,7 +24,7 @@ from api import player_record as rec
 from api.actors import admin_principal, authenticated
 from api.auth import ADMIN, DIRECTOR, PLAYER, PUBLIC, bearer_token, identify, require
 from api.database import db
-from api.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
+from api.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized, number_in_path
 from api.openapi import endpoint, read_query
 from api.registry_rules import DEFAULT_PUBLISHED, Published
 from api.registry_schemas import (
@@ -118,6 +120,14 @@ def _player(session: Session, player_id: int) -> ForumPlayer:
     return player
 
 
+def _player_number(raw: str) -> int:
+    """The player id a path names (a 32-bit row id), or :class:`NotFound`."""
+    number = number_in_path(raw, f"没有这名玩家：{raw}")
+    if not 0 < number < 2**31:
+        raise NotFound(f"没有这名玩家：{raw}")
+    return number
+
+
 # -- players -------------------------------------------------------------------------------------
 
 
@@ -175,10 +185,7 @@ def player(player_id: str) -> Response:
     with db().read() as session:
         who = viewer(session)
         # a player id is a number; anything else names no player (checked after the token)
-        number = int(player_id) if player_id.isascii() and player_id.isdigit() else 0
-        found = _player(session, number) if 0 < number < 2**31 else None
-        if found is None:
-            raise NotFound(f"没有这名玩家：{player_id}")
+        found = _player(session, _player_number(player_id))
         full = sees_in_full(session, who, found.id)
         return jsonify(rec.record(session, found, full=full, published=published()))
 
@@ -201,10 +208,7 @@ def player(player_id: str) -> Response:
 def add_name(player_id: str, body: dict[str, Any]) -> tuple[Response, int]:
     _require_admin()
     with db().write() as session:
-        number = int(player_id) if player_id.isascii() and player_id.isdigit() else 0
-        if not 0 < number < 2**31:
-            raise NotFound(f"没有这名玩家：{player_id}")
-        target = _player(session, number)
+        target = _player(session, _player_number(player_id))
         name = registry_name(body["name"])
         if not name:
             raise BadRequest("名字不能为空", path="$.name")
@@ -268,6 +272,7 @@ def create_ban(body: dict[str, Any]) -> tuple[Response, int]:
                 "版杀结束后，受到红牌处罚的玩家可能会被禁赛：这场游戏尚未结束",
                 rule="ban_after_game",
             )
+        # Repeated on purpose: each stored record is built keyword by keyword from its own columns.
         ban = Ban(
             player_id=target.id,
             card_id=card.id,

@@ -1,5 +1,7 @@
 """Request and response schemas of the registry's endpoints (:mod:`api.registry`)."""
 
+# Repeated on purpose: each request/response body is its own @shape declaration, field by field.
+
 # no ``from __future__ import annotations``: pydantic reads these annotations at import time
 from typing import Any
 

@@ -16,11 +16,11 @@ from typing import Any
 
 from api import cardrules
 from api.card_store import reconcile, revocations_of, store_escalation, stored_cards
-from api.errors import Conflict, NotFound
+from api.errors import Conflict
 from api.gameplay import GameRuleError
 from api.locking import LockedGame
 from api.payloads import card_json, revocation_json
-from api.store import audit
+from api.store import audit, row_of_game
 from game_rules import actions as act
 from game_rules.events import Announced, Carded, withdrawn_positions
 from models.cards import Card, CardRevocation, RevocationKind
@@ -32,10 +32,8 @@ APPEAL_AFTER_GAME = "如需投诉法官的不当判罚，必须等该版杀结�
 
 def find_card(locked: LockedGame, card_id: int) -> Card:
     """The game's card ``card_id``, or 404."""
-    card = locked.session.get(Card, card_id)
-    if card is None or card.game_id != locked.row.id:
-        raise NotFound(f"本场游戏没有这张牌：{card_id}")
-    return card
+    missing = f"本场游戏没有这张牌：{card_id}"
+    return row_of_game(locked.session, Card, card_id, locked.row.id, missing)
 
 
 def ejection_position(locked: LockedGame, character: str) -> int | None:
@@ -60,6 +58,7 @@ def revoke_card(locked: LockedGame, card_id: int, *, reason: str, actor: str) ->
     session, row = locked.session, locked.row
     card = find_card(locked, card_id)
     name = cardrules.colour_name(card.colour)
+    # Repeated on purpose: appeal and revocation refuse these each in own words and rule.
     if card.source == "escalation":
         raise Conflict(
             f"这张{name}由规则自动升级产生，不能单独撤销；请撤销合成它的某一张牌",

@@ -93,6 +93,7 @@ def decide(
         raise BadRequest("只有红牌可以附带判负（faction_lost）", path="$.faction_lost")
     if faction_lost and not cardrules.may_declare_faction_lost(row.ruleset):
         raise Conflict("本场规则不允许随红牌判负阵营", rule="red_faction_lost_not_allowed")
+    # Repeated on purpose: each stored record is built keyword by keyword from its own columns.
     decision = Decision(
         game_id=row.id,
         suggestion_id=suggestion.id,

@@ -5,6 +5,8 @@ Each ``TypedDict`` is one object of the API (its docstring is its description in
 declare. See :mod:`api.schema` for how they validate and how errors are worded.
 """
 
+# Repeated on purpose: each request/response body is its own @shape declaration, field by field.
+
 # no ``from __future__ import annotations``: pydantic reads these annotations at import time,
 # and the closed sets below are built from data
 from typing import TYPE_CHECKING, Any, Literal

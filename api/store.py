@@ -12,7 +12,7 @@ for, and holds off, every such writer, but not other share-lockers.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Connection, bindparam, select
 from sqlalchemy.orm import Session
@@ -30,6 +30,23 @@ def get_game(session: Session, game_id: str) -> Game:
     if game is None:
         raise NotFound(f"没有这场游戏：{game_id!r}")
     return game
+
+
+class _OfAGame(Protocol):
+    @property
+    def game_id(self) -> str: ...
+
+
+R = TypeVar("R", bound=_OfAGame)
+
+
+def row_of_game(session: Session, model: type[R], number: int, game_id: str, missing: str) -> R:
+    """Row ``number`` of ``model`` if it belongs to game ``game_id``; else :class:`NotFound`
+    with ``missing`` (another game's row is as unknown here as one that does not exist)."""
+    found = session.get(model, number)
+    if found is None or found.game_id != game_id:
+        raise NotFound(missing)
+    return found
 
 
 _LOCK_GAME = (

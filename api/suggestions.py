@@ -1,5 +1,7 @@
 """The review queue: list suggestions of a game, and decide one."""
 
+# Repeated on purpose: each endpoint is declared alike (@endpoint), the OpenAPI doc's source.
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -10,7 +12,7 @@ from sqlalchemy import select
 from api import schemas
 from api.auth import DIRECTOR, identify, require
 from api.database import db
-from api.errors import NotFound
+from api.errors import number_in_path
 from api.locking import locked_game
 from api.openapi import endpoint, read_query
 from api.payloads import suggestion_json
@@ -63,10 +65,7 @@ def list_suggestions(game_id: str) -> Response:
 
 
 def _suggestion_id(raw: str) -> int:
-    # ASCII digits only: str.isdigit() also admits "²", which int() refuses, and "١" or "１"
-    if not (raw.isascii() and raw.isdigit()) or len(raw) > 12:
-        raise NotFound(f"没有这条建议：{raw!r}")
-    return int(raw)
+    return number_in_path(raw, f"没有这条建议：{raw!r}")
 
 
 @endpoint(

@@ -11,6 +11,8 @@ row), in a transaction that holds the game's lock, and is audited. Every endpoin
 (:mod:`api.auth`), so a revoked token is refused from the commit on, by every worker.
 """
 
+# Repeated on purpose: each endpoint is declared alike (@endpoint), the OpenAPI doc's source.
+
 from __future__ import annotations
 
 from collections.abc import Mapping

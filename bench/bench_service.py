@@ -326,6 +326,18 @@ def _results(r: dict[str, dict[str, Any]], label: str) -> list[dict[str, Any]]:
     mem = r["memory"]
     private = mem["worker_private"]
     single_ref = "single screened posts/s, same server, same run"
+
+    def latency(name: str, phase: dict[str, Any], quantile: str) -> dict[str, Any]:
+        """A phase's latency at ``quantile`` ("p50", "p99") against /healthz's at the same."""
+        return {
+            "name": name,
+            "value": round(phase[f"{quantile}_ms"], 2),
+            "unit": "ms",
+            "reference": f"{ref} ({quantile})",
+            "reference_value": round(h[f"{quantile}_ms"], 2),
+            "higher_is_better": False,
+        }
+
     return [
         {
             "name": f"service ({label}): single screened posts per second",
@@ -337,21 +349,9 @@ def _results(r: dict[str, dict[str, Any]], label: str) -> list[dict[str, Any]]:
             "note": f"goal: ratio >= 0.4, p99 < 15 ms; {s['requests']} requests, "
             f"{s['errors']} errors; {setup}",
         },
+        latency(f"service ({label}): single post p50 latency", s, "p50"),
         {
-            "name": f"service ({label}): single post p50 latency",
-            "value": round(s["p50_ms"], 2),
-            "unit": "ms",
-            "reference": ref + " (p50)",
-            "reference_value": round(h["p50_ms"], 2),
-            "higher_is_better": False,
-        },
-        {
-            "name": f"service ({label}): single post p99 latency",
-            "value": round(s["p99_ms"], 2),
-            "unit": "ms",
-            "reference": ref + " (p99)",
-            "reference_value": round(h["p99_ms"], 2),
-            "higher_is_better": False,
+            **latency(f"service ({label}): single post p99 latency", s, "p99"),
             "note": "goal < 15 ms",
         },
         {
@@ -364,22 +364,8 @@ def _results(r: dict[str, dict[str, Any]], label: str) -> list[dict[str, Any]]:
             "note": f"posts/s against posts/s; {b['requests']} requests, {b['errors']} errors; "
             f"{CLIENT_THREADS['batch']} client threads, a new connection per batch",
         },
-        {
-            "name": f"service ({label}): batch of {BATCH} posts p50 latency",
-            "value": round(b["p50_ms"], 2),
-            "unit": "ms",
-            "reference": ref + " (p50)",
-            "reference_value": round(h["p50_ms"], 2),
-            "higher_is_better": False,
-        },
-        {
-            "name": f"service ({label}): batch of {BATCH} posts p99 latency",
-            "value": round(b["p99_ms"], 2),
-            "unit": "ms",
-            "reference": ref + " (p99)",
-            "reference_value": round(h["p99_ms"], 2),
-            "higher_is_better": False,
-        },
+        latency(f"service ({label}): batch of {BATCH} posts p50 latency", b, "p50"),
+        latency(f"service ({label}): batch of {BATCH} posts p99 latency", b, "p99"),
         {
             "name": f"service ({label}): memory a worker does not share with the master",
             "value": round(max(private), 1),

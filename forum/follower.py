@@ -167,6 +167,7 @@ class Follower:
         max_backoff: float = 900,
     ) -> None:
         mobile_api_url(thread_url, 1)  # refuse a wrong address at once
+        # Repeated on purpose: the follower's own settings, set one by one like any __init__'s.
         self.thread_url = thread_url
         self.game_id = game_id
         self.thread = thread

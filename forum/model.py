@@ -26,6 +26,7 @@ class ForumPost:
     the floor it answers and that floor's post id). ``body`` is the text the screener reads.
     """
 
+    # Repeated on purpose: a value type's own fields (any dataclass of optional fields looks alike).
     forum_post_id: str
     author: str
     posted_at: datetime

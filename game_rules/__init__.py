@@ -84,6 +84,7 @@ Per-character bookkeeping without new event classes: ``StatusSet(character, key,
 
 from __future__ import annotations
 
+# Repeated on purpose: the package's public names, re-exported by name (an import list).
 from game_rules.actions import (
     DIRECTOR_CAUSE_PLACEHOLDER,
     FACTION_LOSS_PLACEHOLDER,

@@ -44,6 +44,7 @@ def _action(cls: type[T]) -> type[T]:
     return quick_frozen(cls, check=_refuse_field)
 
 
+# Repeated on purpose: a ballot's fields are those of the VoteCast event that records it.
 @_action
 @dataclass(frozen=True, slots=True)
 class CastVote:

@@ -167,6 +167,7 @@ class CardColour(Enum):
         raise PenaltyError("unknown_colour", f"不是牌的颜色：{text!r}（绿牌、蓝牌、黄牌、红牌）")
 
 
+# Repeated on purpose: each closed set's Chinese names, one table per enum (data, not logic).
 _PHASE_NAMES = {
     Phase.SETUP: "开局",
     Phase.DAY: "白天",

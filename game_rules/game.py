@@ -28,6 +28,7 @@ from game_rules.errors import (
     DeadActorError,
     GameOverError,
     GameRuleError,
+    InvalidTargetError,
     LogError,
     ParameterError,
     UnknownCharacterError,
@@ -431,6 +432,24 @@ class Game:
         self.require_character(name)
         if name not in self._state.alive:
             raise DeadActorError(message=f"{name}已出局，不能行动或投票")
+
+    def require_target(
+        self,
+        target: str | None,
+        *,
+        rule: str = "target_required",
+        missing: str = "须选择一名角色",
+        dead: str = "不能被选为技能目标",
+    ) -> str:
+        """``target`` if it names a living character; else :class:`InvalidTargetError` (``rule``
+        and ``missing`` when no one is named, ``dead_target`` and ``dead`` after the name when
+        the character is out) or :class:`UnknownCharacterError`."""
+        if target is None:
+            raise InvalidTargetError(rule, missing)
+        self.require_character(target)
+        if target not in self._state.alive:
+            raise InvalidTargetError("dead_target", f"{target}已出局，{dead}")
+        return target
 
     # -- results and views ----------------------------------------------------------------------
     def outcome(self) -> Outcome:

@@ -11,7 +11,7 @@ choice, else nobody. Readings of silent places: docs/rulings/m08.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from game_rules.actions import Action, UseSkill
 from game_rules.enums import POISON, RED_CARD, SHOT
@@ -52,6 +52,8 @@ SKILL_ROLES: dict[str, tuple[str, ...]] = {
 }
 # roles with any night action (the others' night needs no look)
 SKILL_HOLDERS = frozenset(role for roles in SKILL_ROLES.values() for role in roles)
+#: the witch's potions by skill, as the seed names them
+POTION_NAMES: Final = {"save": "救药", "poison": "毒药"}
 REASON_LENGTH = 2  # 附上两个字的指杀理由
 
 
@@ -167,9 +169,7 @@ class M08(WerewolfRuleset):
         if target is None:
             game.emit(DecisionClosed(action.actor, "shoot", None, "abandoned"))
             return
-        game.require_character(target)
-        if target not in state.alive:
-            raise InvalidTargetError("dead_target", f"{target}已出局，不能被选为目标")
+        game.require_target(target, dead="不能被选为目标")
         game.emit(DecisionClosed(action.actor, "shoot", target, "chosen"))
         game.emit(ActionTaken(action.actor, "shoot", target, state.day))
         if state.phase == DAY:  # 投票结束后，因投票而触发的……猎人<最后一枪>立即公示
@@ -258,13 +258,7 @@ class M08(WerewolfRuleset):
         handler(game, action)
 
     def _target(self, game: Game, action: UseSkill, *, allow_self: bool = True) -> str:
-        state = game.state
-        target = action.target
-        if target is None:
-            raise InvalidTargetError("target_required", "须选择一名角色")
-        game.require_character(target)
-        if target not in state.alive:
-            raise InvalidTargetError("dead_target", f"{target}已出局，不能被选为技能目标")
+        target = game.require_target(action.target)
         if not allow_self and target == action.actor:
             raise InvalidTargetError("self_target", "不能选择自己")
         return target
@@ -356,13 +350,21 @@ class M08(WerewolfRuleset):
         if witch and not state.status[witch[0]].get("save_used"):  # 通灵<强制>
             game.emit(Told((witch[0],), state.day, f"通灵：今晚被指杀的角色是{target}", "witch"))
 
+    def _potion_target(self, game: Game, action: UseSkill, potion: str, other: str) -> str:
+        """The target of the witch's ``potion``, once the seed's limits allow it: each potion
+        once a game, and not both on one night."""
+        state, name = game.state, POTION_NAMES[potion]
+        if state.status[action.actor].get(f"{potion}_used"):
+            raise SkillUsedUpError(f"{potion}_used", f"<{name}>已经使用过")
+        if self._acted(state, action.actor, other):
+            raise SkillUsedUpError(
+                "one_potion_per_night", f"<{POTION_NAMES[other]}>发动后，在该夜晚不可发动<{name}>"
+            )
+        return self._target(game, action)
+
     def _skill_save(self, game: Game, action: UseSkill) -> None:
         state = game.state
-        if state.status[action.actor].get("save_used"):
-            raise SkillUsedUpError("save_used", "<救药>已经使用过")
-        if self._acted(state, action.actor, "poison"):
-            raise SkillUsedUpError("one_potion_per_night", "<毒药>发动后，在该夜晚不可发动<救药>")
-        target = self._target(game, action)
+        target = self._potion_target(game, action, "save", "poison")
         if target == action.actor and not self.params.extra.get("witch_self_save", False):
             raise InvalidTargetError("witch_self_save", "女巫不允许自救")
         game.emit(ActionTaken(action.actor, "save", target, state.day))
@@ -370,11 +372,7 @@ class M08(WerewolfRuleset):
 
     def _skill_poison(self, game: Game, action: UseSkill) -> None:
         state = game.state
-        if state.status[action.actor].get("poison_used"):
-            raise SkillUsedUpError("poison_used", "<毒药>已经使用过")
-        if self._acted(state, action.actor, "save"):
-            raise SkillUsedUpError("one_potion_per_night", "<救药>发动后，在该夜晚不可发动<毒药>")
-        target = self._target(game, action)
+        target = self._potion_target(game, action, "poison", "save")
         game.emit(ActionTaken(action.actor, "poison", target, state.day))
         game.emit(StatusSet(action.actor, "poison_used", True))
 

@@ -196,11 +196,7 @@ class M72(WerewolfRuleset):
             raise SkillUsedUpError("no_incite", "只有幼狼出局后的下一个夜晚才能再杀一人")
         if self._used_tonight(state, skill, actor):
             raise SkillUsedUpError("once_per_night", f"今晚已经选择过<{skill}>的目标")
-        if target is None:
-            raise InvalidTargetError("target_required", "须选择一名角色")
-        game.require_character(target)
-        if target not in state.alive:
-            raise InvalidTargetError("dead_target", f"{target}已出局，不能被选为技能目标")
+        target = game.require_target(target)
         if skill == "guard":
             if target == actor:
                 raise InvalidTargetError("guard_self", "<守护之盾>不能对自己使用")

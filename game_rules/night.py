@@ -33,6 +33,7 @@ class Step:
     by: str | None = None
     value: Any = None
 
+    # Repeated on purpose: each value type writes its own fields as JSON (views.py does too).
     def to_dict(self) -> dict[str, Any]:
         """JSON form (paused resolutions are stored in a flag)."""
         return {
@@ -129,6 +130,7 @@ def resolve_m72(n: M72Night) -> list[Step]:
     return steps
 
 
+# Repeated on purpose: each ruleset's night inputs are its own value type (M72Night above).
 @quick_frozen
 @dataclass(frozen=True, slots=True)
 class M08Night:

@@ -320,6 +320,7 @@ def normalise_article_code(code: str) -> str:
 class Article:
     """One article (or one item of it) of a ruleset's 判罚依据, in the seed's words."""
 
+    # Repeated on purpose: a value type's own fields (any dataclass of optional fields looks alike).
     ruleset: str
     code: str
     title: str

@@ -35,6 +35,7 @@ from typing import Any
 
 import yaml
 
+# Repeated on purpose: each module imports by name what it uses (an import list, not logic).
 from game_rules.actions import (
     Action,
     CastVote,

@@ -14,6 +14,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+# Repeated on purpose: each module imports by name what it uses (an import list, not logic).
 from game_rules.actions import (
     Action,
     CastVote,

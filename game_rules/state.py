@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from game_rules.enums import Phase
+
+# Repeated on purpose: each module imports by name what it uses (an import list, not logic).
 from game_rules.events import (
     ActionTaken,
     Announced,

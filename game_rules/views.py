@@ -108,6 +108,7 @@ class CharacterView:
         """The private feedback texts, in order."""
         return [t.text for t in self.told]
 
+    # Repeated on purpose: each view writes its own fields as JSON (night.Step does too).
     def to_dict(self) -> dict[str, Any]:
         """JSON form: identity, private messages, own actions, every visible event, public view."""
         return {

@@ -598,7 +598,7 @@ class BallotBox:
             return replace(self, changes_voided=True)
         return self
 
-    # Its keywords repeat admit_ballot's on purpose: cast is that judgement over an immutable box.
+    # Repeated on purpose: cast takes admit_ballot's keywords, that judgement over a frozen box.
     def cast(
         self,
         ballot: Ballot,
@@ -632,6 +632,7 @@ class BallotBox:
         return BallotBox((*history[:index], kept, *history[index + 1 :]), self.changes_voided)
 
 
+# Repeated on purpose: BallotBox.cast takes these keywords too, to pass them on unchanged.
 def admit_ballot(
     history: Sequence[Ballot],
     changes_voided: bool,

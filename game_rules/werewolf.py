@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from mypy_extensions import mypyc_attr
 
+# Repeated on purpose: each module imports by name what it uses (an import list, not logic).
 from game_rules.actions import (
     LAST_WORDS_PLACEHOLDER,
     Action,
@@ -675,12 +676,12 @@ class WerewolfRuleset(Ruleset):
     def take_succession(self, game: Game, action: UseSkill) -> None:
         """殉职: the dead sheriff names a living successor."""
         state = game.state
-        target = action.target
-        if target is None:
-            raise InvalidTargetError("succession_required", "殉职<强制>：须选择一名未出局的角色")
-        game.require_character(target)
-        if target not in state.alive:
-            raise InvalidTargetError("dead_target", f"{target}已出局，不能继任警长")
+        target = game.require_target(
+            action.target,
+            rule="succession_required",
+            missing="殉职<强制>：须选择一名未出局的角色",
+            dead="不能继任警长",
+        )
         game.emit(DecisionClosed(action.actor, "succession", target, "chosen"))
         game.emit(SheriffChanged(target, "successor", state.day))
         text = self.words.line("succession", by=action.actor, name=target)

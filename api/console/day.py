@@ -224,6 +224,7 @@ def close_current_day(
     """关门: tally, vote result, then the 潜水/未投票 yellows not deselected (or queue them)."""
     try:
         with locked_game(game_id) as (_session, locked):
+            # Repeated on purpose: each console action calls its own API step with its keywords.
             return close_day(
                 locked,
                 at=None,

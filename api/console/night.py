@@ -304,6 +304,7 @@ def apply_skill(
     return [e.text for e in events if isinstance(e, Announced)]
 
 
+# Repeated on purpose: keyword-only parameters, shaped like card_store.issue_card's by chance.
 def withdraw_skill(
     game_id: str,
     *,

@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import current_app, has_app_context
 from sqlalchemy import ColumnElement, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import QueryableAttribute, Session
 
 from api import cardrules
 from api.console.findings import finding_view
@@ -76,11 +76,19 @@ class PostFilters:
 
     def post_conditions(self) -> list[ColumnElement[bool]]:
         """SQL conditions on :class:`Post` for the character, day, thread and text filters."""
+        return self.conditions(Post.author, Post.day)
+
+    def conditions(
+        self, character: QueryableAttribute[str], day: QueryableAttribute[int]
+    ) -> list[ColumnElement[bool]]:
+        """SQL conditions for the character and day filters on the columns given (a post's
+        author and day, or a suggestion's character and day), the thread and text filters on
+        :class:`Post` (the caller joins it)."""
         where: list[ColumnElement[bool]] = []
         if self.character is not None:
-            where.append(Post.author == self.character)
+            where.append(character == self.character)
         if self.day is not None:
-            where.append(Post.day == self.day)
+            where.append(day == self.day)
         if self.thread is not None:
             where.append(Post.thread == self.thread)
         if self.text is not None:

@@ -103,16 +103,9 @@ def queue(
     where = [Suggestion.game_id == row.id]
     if status in ("pending", "decided"):
         where.append(Suggestion.status == status)
-    if filters.character is not None:
-        where.append(Suggestion.character == filters.character)
-    if filters.day is not None:
-        where.append(Suggestion.day == filters.day)
+    where.extend(filters.conditions(Suggestion.character, Suggestion.day))
     if filters.category is not None:
         where.append(Suggestion.category == filters.category)
-    if filters.thread is not None:
-        where.append(Post.thread == filters.thread)
-    if filters.text is not None:
-        where.append(Post.body.contains(filters.text, autoescape=True))
     total = int(
         session.scalar(
             select(func.count())
@@ -312,6 +305,7 @@ def decide_suggestion(
                         faction=game.params.factions.get(faction, faction),
                     )
             action, changed = decision_for(suggestion.colour, colour)
+            # Repeated on purpose: each console action calls its own API step with its keywords.
             result = decide(
                 locked,
                 suggestion,

@@ -55,6 +55,7 @@ class NeedsConfirmation(ConsoleError):
         submit: str,
     ) -> None:  # fmt: skip
         super().__init__(warning)
+        # Repeated on purpose: an exception's own fields, set one by one (it cannot be a dataclass).
         self.title = title
         self.warning = warning
         self.lines = lines

@@ -7,6 +7,8 @@ it holds tokens shown once: a new game, and a reissued player token (whose form 
 token ids it replaces, so a resubmission is refused rather than replacing the token just shown).
 """
 
+# Repeated on purpose: each form's handler passes its own fields to its own step, then flashes.
+
 from __future__ import annotations
 
 import json
@@ -391,8 +393,7 @@ def declare_lost() -> BaseResponse | str:
     except verdicts.NeedsConfirmation as exc:
         return _page("console/verdict_confirm.html", confirm=exc)
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.players", _anchor="forfeit")
+        return _refused(exc, "console.players", _anchor="forfeit")
     for line in lines:
         flash(line, "red")
     return _back("console.players", _anchor="forfeit")

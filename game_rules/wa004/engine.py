@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
+# Repeated on purpose: each module imports by name what it uses (an import list, not logic).
 from game_rules.actions import (
     Action,
     CloseDay,
