@@ -115,6 +115,7 @@ class _Cues:
     mention_after: re.Pattern[str]
     addressed_quote_before: re.Pattern[str]
     rules_cue: re.Pattern[str]
+    rules_after: re.Pattern[str]
     voices: dict[Voice, frozenset[str]]
     prohibition: re.Pattern[str]
     prohibition_quotes: frozenset[str]
@@ -198,6 +199,7 @@ def _cues() -> _Cues:
                     "quote_line",
                     "reply_header",
                     "rules_cue",
+                    "rules_after",
                     "prohibition",
                     "director_question",
                     "hypothetical_open",
@@ -220,6 +222,7 @@ def _cues() -> _Cues:
         mention_after=_rx(data["mention_after"]),
         addressed_quote_before=_rx(data["addressed_quote_before"]),
         rules_cue=_rx(data["rules_cue"]),
+        rules_after=_rx(data["rules_after"]),
         voices={Voice(k): frozenset(v) for k, v in data["voices"].items()},
         prohibition=_rx(data["prohibition"]),
         prohibition_quotes=frozenset(data["prohibition_quotes"]),
@@ -260,6 +263,13 @@ _LINE_END = re.compile(r"\n")
 def _clause_end(text: str, pos: int, pattern: re.Pattern[str] = _CLAUSE_END) -> int:
     m = pattern.search(text, pos)
     return m.start() if m else len(text)
+
+
+def _clause_start(text: str, pos: int) -> int:
+    for i in range(pos - 1, -1, -1):
+        if text[i] in ",，。！？!?；;\n":
+            return i + 1
+    return 0
 
 
 def _sentence_start(text: str, pos: int) -> int:
@@ -324,6 +334,12 @@ def read(text: str | NormalizedText) -> Reading:
         while start < len(clean) and clean[start] in ",，:： ":
             start += 1  # 按规则，…: the rule is the next clause
         add(start, _clause_end(clean, start), Voice.RULES)
+    for m in _run(cues.rules_after, "rules_after", clean, present):
+        end = m.start()
+        while end > 0 and clean[end - 1] in ",，:：—-～~ ":
+            end -= 1  # 发誓没用的，规则禁了: the clause before the comma
+        if end < m.start():
+            add(_clause_start(clean, end), end, Voice.RULES)
     for m in _run(cues.prohibition, "prohibition", clean, present):
         end = _clause_end(clean, m.end())
         quotes = cues.prohibition_quotes
