@@ -350,10 +350,19 @@ def read(text: str | NormalizedText) -> Reading:
         _director_question(clean, m.start(), m.end(), cues, add)
     _reported(clean, cues, add, present)
     for m in _run(cues.hypothetical, "hypothetical_open", clean, present):
-        if cues.first_person.search(m.group("cond")) is None:
+        if cues.first_person.search(m.group("cond")) is None and not _poster_before(
+            clean, m.start(), cues
+        ):  # 我要是狼…: the poster's own condition, as 要是我是狼…
             add(m.start("cond"), m.end("cond"), Voice.HYPOTHETICAL)
     quoted = tuple(sorted(set(out), key=lambda q: (q.start, -q.end)))
     return Reading(original, quoted, clean)
+
+
+def _poster_before(clean: str, pos: int, cues: _Cues) -> bool:
+    """Whether the poster is the subject right before ``pos`` (我要是…, 俺如果…, 我就算…)."""
+    before = clean[max(0, pos - 4) : pos]
+    m = re.search(r"(?:我|俺|咱|本人|老子)(?:这次|今天|真|就|也|都)?$", before)
+    return m is not None and not (m.start() > 0 and before[m.start() - 1] in "跟和对给让")
 
 
 def _marks(clean: str, cues: _Cues, add: Any) -> None:
