@@ -116,6 +116,7 @@ class _Cues:
     addressed_quote_before: re.Pattern[str]
     rules_cue: re.Pattern[str]
     rules_after: re.Pattern[str]
+    mention_refused: re.Pattern[str]
     voices: dict[Voice, frozenset[str]]
     prohibition: re.Pattern[str]
     prohibition_quotes: frozenset[str]
@@ -200,6 +201,7 @@ def _cues() -> _Cues:
                     "reply_header",
                     "rules_cue",
                     "rules_after",
+                    "mention_refused",
                     "prohibition",
                     "director_question",
                     "hypothetical_open",
@@ -223,6 +225,7 @@ def _cues() -> _Cues:
         addressed_quote_before=_rx(data["addressed_quote_before"]),
         rules_cue=_rx(data["rules_cue"]),
         rules_after=_rx(data["rules_after"]),
+        mention_refused=_rx(data["mention_refused"]),
         voices={Voice(k): frozenset(v) for k, v in data["voices"].items()},
         prohibition=_rx(data["prohibition"]),
         prohibition_quotes=frozenset(data["prohibition_quotes"]),
@@ -334,12 +337,16 @@ def read(text: str | NormalizedText) -> Reading:
         while start < len(clean) and clean[start] in ",，:： ":
             start += 1  # 按规则，…: the rule is the next clause
         add(start, _clause_end(clean, start), Voice.RULES)
-    for m in _run(cues.rules_after, "rules_after", clean, present):
+    for m in [
+        *_run(cues.rules_after, "rules_after", clean, present),
+        *_run(cues.mention_refused, "mention_refused", clean, present),
+    ]:
         end = m.start()
         while end > 0 and clean[end - 1] in ",，:：—-～~ ":
-            end -= 1  # 发誓没用的，规则禁了: the clause before the comma
-        if end < m.start():
-            add(_clause_start(clean, end), end, Voice.RULES)
+            end -= 1  # 发誓没用的，规则禁了 / 滚一边去这种话我不说: the clause before the cue
+        start = _clause_start(clean, end)
+        if start < end:
+            add(start, end, Voice.RULES)
     for m in _run(cues.prohibition, "prohibition", clean, present):
         end = _clause_end(clean, m.end())
         quotes = cues.prohibition_quotes
