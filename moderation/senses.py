@@ -55,6 +55,7 @@ class _Sense:
     near: re.Pattern[str]  # right before the hit
     after: re.Pattern[str]  # right after it
     context: re.Pattern[str]  # anywhere in its sentence
+    not_near: re.Pattern[str]  # right before it: never the game's word (你老子)
 
 
 @dataclass(frozen=True)
@@ -84,11 +85,11 @@ class Senses:
 
         self._senses: dict[tuple[str, str], _Sense] = {}
         for s in data["senses"]:
-            near, after, ctx = (
-                re.compile(s.get(k) or _NEVER) for k in ("near", "after", "context")
+            near, after, ctx, not_near = (
+                re.compile(s.get(k) or _NEVER) for k in ("near", "after", "context", "not_near")
             )
             self._senses[(s["term"], s["category"])] = _Sense(
-                s["term"], s["category"], near, after, ctx
+                s["term"], s["category"], near, after, ctx, not_near
             )
         self._addressed = re.compile(data["addressed"])
         allow = ahocorasick.Automaton()
@@ -149,6 +150,10 @@ class Senses:
                     a, b = view.span(*m.span())
                     allowed.append((a, b, frozenset({category})))
         kept: list[Candidate] = []
+        # a term the post once uses in its game sense (白痴翻牌…) keeps that sense in the rest of
+        # the post wherever nobody is addressed with it (…这板子没有白痴吧)
+        in_sense: set[tuple[str, str]] = set()
+        undecided: list[tuple[Candidate, _Sense]] = []
         for c in cands:
             lexical = c.via != "pattern"
             if lexical and any(
@@ -157,10 +162,19 @@ class Senses:
                 explained.add(c.category)
                 continue
             sense = self._senses.get((c.term, c.category)) if lexical else None
-            if sense is not None and self._in_game_sense(nt.original, c, sense):
-                explained.add(c.category)
-                continue
+            if sense is not None:
+                reading = self._in_game_sense(nt.original, c, sense)
+                if reading:
+                    in_sense.add((c.term, c.category))
+                    explained.add(c.category)
+                    continue
+                if reading is None:
+                    undecided.append((c, sense))
             kept.append(c)
+        if undecided and in_sense:
+            dropped = {id(c) for c, s in undecided if (s.term, s.category) in in_sense}
+            if dropped:
+                kept = [c for c in kept if id(c) not in dropped]
         return kept
 
     def _allowed_spans(self, nt: NormalizedText) -> list[tuple[int, int, frozenset[str]]]:
@@ -170,18 +184,24 @@ class Senses:
             spans.append((a, b, cats))
         return spans
 
-    def _in_game_sense(self, original: str, c: Candidate, sense: _Sense) -> bool:
-        """Whether ``c`` is used as the game's word and not aimed at anyone."""
+    def _in_game_sense(self, original: str, c: Candidate, sense: _Sense) -> bool | None:
+        """Whether ``c`` is used as the game's word and not aimed at anyone.
+
+        True: its own sentence gives the game sense; False: it is aimed at someone; None: no
+        cue either way (the game sense holds if another hit of the term in the post has it).
+        """
         a, b = _sentence(original, c.start, c.end)
         before = normalize(original[a : c.start]).clean
-        if self._addressed.search(before[-8:]):
+        if self._addressed.search(before[-8:]) or sense.not_near.search(before[-8:]):
             return False
         after = normalize(original[c.end : b]).clean
-        return bool(
+        if (
             sense.near.search(before[-8:])
             or sense.after.search(after)
             or sense.context.search(before + " " + after)
-        )
+        ):
+            return True
+        return None
 
     def _kinship(
         self, nt: NormalizedText, cands: list[Candidate], explained: set[str]

@@ -115,6 +115,8 @@ class _Cues:
     mention_after: re.Pattern[str]
     addressed_quote_before: re.Pattern[str]
     rules_cue: re.Pattern[str]
+    rules_after: re.Pattern[str]
+    mention_refused: re.Pattern[str]
     voices: dict[Voice, frozenset[str]]
     prohibition: re.Pattern[str]
     prohibition_quotes: frozenset[str]
@@ -198,6 +200,8 @@ def _cues() -> _Cues:
                     "quote_line",
                     "reply_header",
                     "rules_cue",
+                    "rules_after",
+                    "mention_refused",
                     "prohibition",
                     "director_question",
                     "hypothetical_open",
@@ -220,6 +224,8 @@ def _cues() -> _Cues:
         mention_after=_rx(data["mention_after"]),
         addressed_quote_before=_rx(data["addressed_quote_before"]),
         rules_cue=_rx(data["rules_cue"]),
+        rules_after=_rx(data["rules_after"]),
+        mention_refused=_rx(data["mention_refused"]),
         voices={Voice(k): frozenset(v) for k, v in data["voices"].items()},
         prohibition=_rx(data["prohibition"]),
         prohibition_quotes=frozenset(data["prohibition_quotes"]),
@@ -260,6 +266,13 @@ _LINE_END = re.compile(r"\n")
 def _clause_end(text: str, pos: int, pattern: re.Pattern[str] = _CLAUSE_END) -> int:
     m = pattern.search(text, pos)
     return m.start() if m else len(text)
+
+
+def _clause_start(text: str, pos: int) -> int:
+    for i in range(pos - 1, -1, -1):
+        if text[i] in ",，。！？!?；;\n":
+            return i + 1
+    return 0
 
 
 def _sentence_start(text: str, pos: int) -> int:
@@ -324,6 +337,16 @@ def read(text: str | NormalizedText) -> Reading:
         while start < len(clean) and clean[start] in ",，:： ":
             start += 1  # 按规则，…: the rule is the next clause
         add(start, _clause_end(clean, start), Voice.RULES)
+    for m in [
+        *_run(cues.rules_after, "rules_after", clean, present),
+        *_run(cues.mention_refused, "mention_refused", clean, present),
+    ]:
+        end = m.start()
+        while end > 0 and clean[end - 1] in ",，:：—-～~ ":
+            end -= 1  # 发誓没用的，规则禁了 / 滚一边去这种话我不说: the clause before the cue
+        start = _clause_start(clean, end)
+        if start < end:
+            add(start, end, Voice.RULES)
     for m in _run(cues.prohibition, "prohibition", clean, present):
         end = _clause_end(clean, m.end())
         quotes = cues.prohibition_quotes
@@ -334,10 +357,19 @@ def read(text: str | NormalizedText) -> Reading:
         _director_question(clean, m.start(), m.end(), cues, add)
     _reported(clean, cues, add, present)
     for m in _run(cues.hypothetical, "hypothetical_open", clean, present):
-        if cues.first_person.search(m.group("cond")) is None:
+        if cues.first_person.search(m.group("cond")) is None and not _poster_before(
+            clean, m.start(), cues
+        ):  # 我要是狼…: the poster's own condition, as 要是我是狼…
             add(m.start("cond"), m.end("cond"), Voice.HYPOTHETICAL)
     quoted = tuple(sorted(set(out), key=lambda q: (q.start, -q.end)))
     return Reading(original, quoted, clean)
+
+
+def _poster_before(clean: str, pos: int, cues: _Cues) -> bool:
+    """Whether the poster is the subject right before ``pos`` (我要是…, 俺如果…, 我就算…)."""
+    before = clean[max(0, pos - 4) : pos]
+    m = re.search(r"(?:我|俺|咱|本人|老子)(?:这次|今天|真|就|也|都)?$", before)
+    return m is not None and not (m.start() > 0 and before[m.start() - 1] in "跟和对给让")
 
 
 def _marks(clean: str, cues: _Cues, add: Any) -> None:

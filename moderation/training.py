@@ -81,19 +81,21 @@ REGULARISATION_C = 8.0
 MIN_DF = 3
 # Each category may flag at most this share of the clean training posts (out of fold). Budgets are
 # per category so that posts added to one category move only that category's threshold (one shared
-# budget let insult, oath and vest take the room first and pushed meta and emotional out). Insult,
-# the category with the most free wording, gets the most room. The sum (1.3%) bounds the share of
-# clean posts flagged by any category; categories flag many of the same clean posts, so the share
-# is lower in practice (1.1% out of fold when chosen), under the 2% goal with a margin for posts
-# never seen. Chosen on out-of-fold figures of the training split, not on dev.
+# budget let insult, oath and vest take the room first and pushed meta and emotional out). The sum
+# (1.9%) bounds the share of clean posts flagged by any category, under the 2% goal. Chosen on
+# out-of-fold figures of the training split, not on dev: with the corpus of December 2026 (11,501
+# training posts, 5,719 clean, most of them near misses written to be hard), 0.15% left vest,
+# real_life and meta at thresholds of 0.83-0.97 (out-of-fold F1 0.79, 0.71, 0.79); the budgets
+# below are where each category's out-of-fold F1 stops rising much (vest 0.88, real_life 0.87,
+# meta 0.82, oath 0.93), with 1.8% of clean training posts flagged by any category out of fold.
 CLEAN_FPR_BUDGETS: Mapping[str, float] = {
     "insult": 0.0025,
-    "oath": 0.0015,
-    "vest": 0.0015,
+    "oath": 0.0025,
+    "vest": 0.0035,
     "director": 0.0015,
     "evidence": 0.0015,
-    "real_life": 0.0015,
-    "meta": 0.0015,
+    "real_life": 0.0035,
+    "meta": 0.0025,
     "emotional": 0.0015,
 }
 #: The budget of a category the table above does not name.
