@@ -14,9 +14,11 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Stamps re-run the install whenever pyproject.toml or setup.py changes, and whenever a game_rules
-# source does: setup.py compiles the game core's hot modules with mypyc, and an editable install
-# imports the compiled copy, which must never lag behind its source.
-GAME_SOURCES := $(shell find game_rules -name '*.py' 2>/dev/null)
+# source or a compiled moderation module (setup.py's MODERATION_COMPILED) does: setup.py compiles
+# those with mypyc, and an editable install imports the compiled copy, which must never lag behind
+# its source.
+GAME_SOURCES := $(shell find game_rules -name '*.py' 2>/dev/null) \
+	$(shell sed -n 's/^ *"\(moderation\/[a-z_]*\.py\)",$$/\1/p' setup.py)
 
 $(VENV)/.installed: pyproject.toml setup.py $(GAME_SOURCES) | $(BIN)/python
 	@echo "make: installing the dependencies and compiling the game core with mypyc (a few minutes on a fresh clone) ..."
@@ -95,5 +97,5 @@ screenshots: venv-dev browser-deps
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build
 	rm -f $(MODEL)
-	find game_rules -name '*.so' -delete
-	rm -f game_rules__mypyc*.so
+	find game_rules moderation -name '*.so' -delete
+	rm -f game_rules__mypyc*.so moderation__mypyc*.so

@@ -22,7 +22,6 @@ build arbitrary objects, and a file that is not a model at all fails with :class
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import io
 import itertools
@@ -149,6 +148,9 @@ class PostClassifier:
     metadata: dict[str, Any] = field(default_factory=dict)
     calibration: dict[str, tuple[float, float]] | None = None
     """Per category ``(a, b)``: confidence ``sigmoid(a * logit(p) + b)`` (None: ``p`` itself)."""
+    _built: list[_LinearScorer] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )  # holds the one _LinearScorer once built (compiled classes have no __dict__ to cache in)
 
     def __post_init__(self) -> None:
         n_categories, n_features = len(self.categories), len(self.space.vocabulary)
@@ -167,9 +169,13 @@ class PostClassifier:
 
     # -- prediction -------------------------------------------------------------------------------
 
-    @functools.cached_property
+    @property
     def _scorer(self) -> _LinearScorer:
-        return _LinearScorer(self)
+        """The prediction tables, built on first use (a plain field: see "Compiled core")."""
+        built = self._built
+        if not built:
+            built.append(_LinearScorer(self))
+        return built[0]
 
     def predict_matrix(
         self,
