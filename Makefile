@@ -7,7 +7,7 @@ PORT ?= 8000
 MODEL := var/model.skops
 PACKAGES := game_rules moderation lexicons models api bansha
 
-.PHONY: run test lint bench screenshots venv venv-dev model db browser-deps axe-deps nginx-deps clean
+.PHONY: run test lint bench screenshots venv venv-train venv-dev model db browser-deps axe-deps nginx-deps clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -33,19 +33,27 @@ $(VENV)/.installed: pyproject.toml setup.py $(GAME_SOURCES) | $(BIN)/python
 		kill -0 $$pid 2>/dev/null && echo "make: still compiling ($$s s)"; done; wait $$pid
 	touch $@
 
-# the dev extra on top of the same install: nothing is compiled twice
-$(VENV)/.installed-dev: $(VENV)/.installed
+# The service needs only `pip install .`; training the model adds the `train` extra (progress
+# bars, the precision-recall plot), so `make run` on a fresh clone still trains; `make test` has both.
+# Each extra goes on top of the same install: nothing is compiled twice.
+$(VENV)/.installed-train: $(VENV)/.installed
+	$(BIN)/python deploy/requirements.py train > $(VENV)/requirements-train.txt
+	$(BIN)/pip install --quiet -r $(VENV)/requirements-train.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed-train
 	$(BIN)/python deploy/requirements.py dev > $(VENV)/requirements-dev.txt
 	$(BIN)/pip install --quiet -r $(VENV)/requirements-dev.txt
 	touch $@
 
 venv: $(VENV)/.installed
+venv-train: $(VENV)/.installed-train
 venv-dev: $(VENV)/.installed-dev
 
 # The model's features include lexicon hits, so any lexicon or feature-code edit retrains it.
 MODEL_INPUTS := $(wildcard corpus/*.jsonl) $(shell find lexicons -type f \( -name '*.tsv' -o -name '*.txt' -o -name '*.yaml' \) 2>/dev/null) $(wildcard moderation/*.py)
 
-$(MODEL): $(VENV)/.installed $(MODEL_INPUTS)
+$(MODEL): $(VENV)/.installed-train $(MODEL_INPUTS)
 	@echo "make: training the screening model from corpus/ (progress below) ..."
 	$(BIN)/bansha train --out $(MODEL)
 
@@ -54,7 +62,7 @@ model: $(MODEL)
 db: $(VENV)/.installed
 	$(BIN)/bansha db upgrade
 
-run: venv db model
+run: model db
 	$(BIN)/bansha serve --host $(HOST) --port $(PORT)
 
 # Chromium and CJK fonts for the console's browser tests; best effort, the tests skip with a reason without them.

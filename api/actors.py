@@ -15,21 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from enum import StrEnum
 
 from flask import g, has_app_context
 
-
-class ActorKind(StrEnum):
-    """The kinds of authenticated identity an audit entry can name."""
-
-    DIRECTOR = "director"
-    PLAYER = "player"
-    #: the holder of BANSHA_ADMIN_TOKEN (creates games, rules on appeals)
-    ADMIN = "admin"
-    #: whoever runs ``bansha`` on the service's host (holds the database)
-    OPERATOR = "operator"
-    PUBLIC = "public"
+from models.audit import ActorKind  # the audit column's closed set, re-exported
 
 
 @dataclass(frozen=True)

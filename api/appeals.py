@@ -46,7 +46,7 @@ def appeal_card(
         )
     if card.id in revocations_of(session, row.id):
         raise Conflict(f"这张{name}已经撤销，无需申诉", rule="already_revoked")
-    if session.scalar(select(CardAppeal.id).where(CardAppeal.card_id == card.id)) is not None:
+    if card.appeal is not None:
         raise Conflict(f"这张{name}已经申诉过了", rule="already_appealed")
     appeal = CardAppeal(
         game_id=row.id,
@@ -70,7 +70,7 @@ def rule_on_appeal(
     appeal = session.get(CardAppeal, appeal_id)
     if appeal is None or appeal.game_id != row.id:
         raise NotFound(f"本场游戏没有这条申诉：{appeal_id}")
-    found = session.scalar(select(AppealRuling).where(AppealRuling.appeal_id == appeal.id))
+    found = appeal.ruling
     if found is not None:
         raise Conflict(
             f"这条申诉已经裁决过了（{RULING_NAMES[Ruling(found.ruling)]}）", rule="already_ruled"

@@ -49,6 +49,8 @@ ACTION_NAMES: dict[AuditAction, str] = {
     AuditAction.BAN_OVERRIDE: "放行禁赛玩家",
     AuditAction.ASSISTANT: "登记场外助理",
     AuditAction.ANNOUNCEMENT_POSTED: "公示已发布",
+    AuditAction.FORUM_INTAKE: "论坛导入",
+    AuditAction.FORUM_ACCOUNT_MAPPED: "关联论坛账号",
 }
 #: the columns of an export, in order (``detail`` as a JSON object)
 COLUMNS = (

@@ -12,47 +12,31 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from gunicorn.app.base import BaseApplication
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
+from api.commands import (
+    add_export_command,
+    add_url_option,
+    export,
+    parse,
+    ready_database,
+    refuse,
+    schema_problem,
+    shown,
+)
 from models.database import default_database_url
 
-
-def shown(url: str) -> str:
-    """A database URL fit for printing (password hidden).
-
-    >>> shown("postgresql+psycopg://bansha:s3cret@db/bansha")
-    'postgresql+psycopg://bansha:***@db/bansha'
-    """
-    return make_url(url).render_as_string(hide_password=True)
+__all__ = ["audit_main", "db_main", "default_workers", "schema_problem", "serve_main", "token_main"]
 
 
 def default_workers() -> int:
     """Two workers per core, capped: enough to keep a small host busy without oversubscribing."""
     return max(2, min(8, 2 * (os.cpu_count() or 1)))
-
-
-def schema_problem(url: str) -> str | None:
-    """Why the code cannot run on the database at ``url`` (no schema, or an older one), or None."""
-    from alembic.script import ScriptDirectory
-
-    from models.migrate import alembic_config, current_revision
-
-    current = current_revision(url)
-    if current is None:
-        return f"the database at {shown(url)} has no schema; run 'bansha db upgrade' first"
-    head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
-    if current != head:
-        return (
-            f"the database at {shown(url)} is at schema revision {current}, this code needs "
-            f"{head}; run 'bansha db upgrade' first"
-        )
-    return None
 
 
 def serve_main(argv: Sequence[str]) -> int:
@@ -71,10 +55,8 @@ def serve_main(argv: Sequence[str]) -> int:
 
     from api.app import create_app
 
-    url = default_database_url()
-    problem = schema_problem(url)
-    if problem:
-        print(f"bansha serve: {problem}", file=sys.stderr)
+    url = ready_database("bansha serve", None)
+    if url is None:
         return 1
     # Built once in the parent: the model and lexicons load once and the workers share the pages.
     app = create_app()
@@ -142,34 +124,34 @@ def db_main(argv: Sequence[str]) -> int:
     """
     parser = argparse.ArgumentParser(prog="bansha db", description="manage the database schema")
     sub = parser.add_subparsers(dest="command", required=True)
-    url_help = "database URL (default: $DATABASE_URL or var/bansha.sqlite3)"
     up = sub.add_parser("upgrade", help="create or migrate the schema to the latest revision")
-    up.add_argument("--url", help=url_help)
+    add_url_option(up)
     up.add_argument("--revision", default="head")
-    cur = sub.add_parser("current", help="print the schema revision")
-    cur.add_argument("--url")
+    add_url_option(sub.add_parser("current", help="print the schema revision"))
     save = sub.add_parser("backup", help="copy the live SQLite database to a new file")
     save.add_argument("path", type=Path, help="the backup file to create (must not exist)")
-    save.add_argument("--url", help=url_help)
+    add_url_option(save)
     load = sub.add_parser(
         "restore", help="replace the SQLite database with a backup (service stopped)"
     )
     load.add_argument("path", type=Path, help="a file written by 'bansha db backup'")
-    load.add_argument("--url", help=url_help)
+    add_url_option(load)
     load.add_argument(
         "--force", action="store_true", help="replace a database that holds games (kept beside it)"
     )
-    try:
-        args = parser.parse_args(list(argv))
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    args = parse(parser, argv)
+    if isinstance(args, int):
+        return args
 
     from models.backup import BackupError, backup, restore
-    from models.migrate import current_revision, upgrade
+    from models.migrate import MigrationRefused, current_revision, upgrade
 
     url = args.url or default_database_url()
     if args.command == "upgrade":
-        upgrade(url, args.revision)
+        try:
+            upgrade(url, args.revision)
+        except MigrationRefused as exc:
+            return refuse("bansha db upgrade", str(exc))
         print(f"database at {shown(url)} is at revision {current_revision(url)}")
         return 0
     if args.command == "current":
@@ -182,8 +164,7 @@ def db_main(argv: Sequence[str]) -> int:
             return 0
         restored = restore(url, args.path, force=args.force)
     except BackupError as exc:
-        print(f"bansha db {args.command}: {exc}", file=sys.stderr)
-        return 1
+        return refuse(f"bansha db {args.command}", str(exc))
     if restored.kept is not None:
         print(f"the replaced data is kept in {restored.kept}", file=sys.stderr)
     upgrade(url)
@@ -209,22 +190,19 @@ def token_main(argv: Sequence[str]) -> int:
     )
     rotate.add_argument("game_id")
     rotate.add_argument("--reason", default="", help="why, for the audit trail")
-    rotate.add_argument("--url", help="database URL (default: $DATABASE_URL or var/bansha.sqlite3)")
+    add_url_option(rotate)
     listing = sub.add_parser("list", help="a game's tokens: holder, issued, revoked")
     listing.add_argument("game_id")
-    listing.add_argument("--url")
-    try:
-        args = parser.parse_args(list(argv))
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    add_url_option(listing)
+    args = parse(parser, argv)
+    if isinstance(args, int):
+        return args
 
     from api.errors import NotFound
     from models.database import make_engine
 
-    url = args.url or default_database_url()
-    problem = schema_problem(url)
-    if problem:
-        print(f"bansha token: {problem}", file=sys.stderr)
+    url = ready_database("bansha token", args.url)
+    if url is None:
         return 1
     engine = make_engine(url)
     from api.actors import OPERATOR, acting_as
@@ -236,8 +214,7 @@ def token_main(argv: Sequence[str]) -> int:
             else:
                 revoked, token = _rotate_director(session, args.game_id, args.reason)
     except NotFound as exc:
-        print(f"bansha token: {exc.message}", file=sys.stderr)
-        return 1
+        return refuse("bansha token", exc.message)
     finally:
         engine.dispose()
     if args.command == "list":
@@ -294,48 +271,30 @@ def audit_main(argv: Sequence[str]) -> int:
     of each; to standard output unless ``--out`` names a new file.
     """
     parser = argparse.ArgumentParser(prog="bansha audit", description="read the audit trail")
-    sub = parser.add_subparsers(dest="command", required=True)
-    export = sub.add_parser("export", help="write the audit trail as CSV or JSON Lines")
-    export.add_argument("--game", help="only this game's entries")
-    export.add_argument("--action", help="only this kind of entry (decision, card, revocation, …)")
-    export.add_argument("--format", choices=("csv", "jsonl"), default="jsonl")
-    export.add_argument("--out", type=Path, help="a new file to write (default: standard output)")
-    export.add_argument("--url", help="database URL (default: $DATABASE_URL or var/bansha.sqlite3)")
-    try:
-        args = parser.parse_args(list(argv))
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    command = add_export_command(parser, "write the audit trail as CSV or JSON Lines")
+    command.add_argument("--game", help="only this game's entries")
+    command.add_argument("--action", help="only this kind of entry (decision, card, revocation, …)")
+    command.add_argument("--format", choices=("csv", "jsonl"), default="jsonl")
+    args = parse(parser, argv)
+    if isinstance(args, int):
+        return args
 
     from api.audit_trail import WRITERS, entries, parse_action
     from api.errors import ApiError
     from api.store import get_game
-    from models.database import make_engine
 
-    url = args.url or default_database_url()
-    problem = schema_problem(url)
-    if problem:
-        print(f"bansha audit: {problem}", file=sys.stderr)
-        return 1
-    if args.out is not None and args.out.exists():
-        print(f"bansha audit: {args.out} already exists; choose a new file name", file=sys.stderr)
-        return 1
-    engine = make_engine(url, write=False)
+    def prepare(session: Session) -> Callable[[TextIO], int]:
+        action = parse_action(args.action)
+        if args.game:
+            get_game(session, args.game)
+        rows = entries(session, args.game, action=action)
+        return lambda out: WRITERS[args.format](rows, out)
+
     try:
-        with Session(engine) as session:
-            action = parse_action(args.action)
-            if args.game:
-                get_game(session, args.game)
-            rows = entries(session, args.game, action=action)
-            write = WRITERS[args.format]
-            if args.out is None:
-                count = write(rows, sys.stdout)
-            else:
-                with args.out.open("x", encoding="utf-8", newline="") as out:
-                    count = write(rows, out)
+        count = export("bansha audit", args, prepare)
     except ApiError as exc:
-        print(f"bansha audit: {exc.message}", file=sys.stderr)
+        return refuse("bansha audit", exc.message)
+    if count is None:
         return 1
-    finally:
-        engine.dispose()
     print(f"{count} audit entries", file=sys.stderr)
     return 0

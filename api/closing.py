@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -17,7 +17,7 @@ from api.payloads import card_json, suggestion_json
 from api.store import audit
 from api.voting import phase_name
 from game_rules import actions as act
-from game_rules.events import Announced, FlagSet
+from game_rules.events import Announced, Event, FlagSet
 from models.cards import Suggestion
 from models.posts import Post
 from models.types import utcnow
@@ -65,26 +65,57 @@ def close_night(locked: LockedGame, *, actor: str) -> dict[str, Any]:
         article = cardrules.category_article(locked.ruleset, "missed_action")
         cite = f"判罚依据{article['code']}：" if article else ""
         for character in event.value or ():
-            outcome = issue_card(
-                locked,
-                character=character,
-                colour=cardrules.YELLOW,
-                category="missed_action",
-                reason=f"{cite}{MISSED_ACTION_FLAGS[event.key]}",
-                source="fixed",
-                issued_by="system",
-                day=day,
+            reason = f"{cite}{MISSED_ACTION_FLAGS[event.key]}"
+            _issue_fixed(
+                locked, character, cardrules.YELLOW, "missed_action", reason, day, cards, ejections
             )
-            cards.extend(card_json(c) for c in outcome.cards)
-            if outcome.ejected:
-                ejections.append(outcome.ejected)
+    return _closed("night", day, events, cards, [], ejections, [])
+
+
+def _issue_fixed(
+    locked: LockedGame,
+    character: str,
+    colour: str,
+    category: str,
+    reason: str,
+    day: int,
+    cards: list[dict[str, Any]],
+    ejections: list[dict[str, Any]],
+) -> None:
+    """A fixed penalty the rules give by themselves (issued by ``system``), with what it causes
+    (escalations into ``cards``, a red card's 罚下 into ``ejections``)."""
+    outcome = issue_card(
+        locked,
+        character=character,
+        colour=colour,
+        category=category,
+        reason=reason,
+        source="fixed",
+        issued_by="system",
+        day=day,
+    )
+    cards.extend(card_json(c) for c in outcome.cards)
+    if outcome.ejected:
+        ejections.append(outcome.ejected)
+
+
+def _closed(
+    phase: str,
+    day: int,
+    events: Sequence[Event],
+    cards: list[dict[str, Any]],
+    suggestions: list[dict[str, Any]],
+    ejections: list[dict[str, Any]],
+    skipped: list[Any],
+) -> dict[str, Any]:
+    """The response to closing a day or a night."""
     return {
-        "closed": {"phase": "night", "day": day},
+        "closed": {"phase": phase, "day": day},
         "announcements": [e.text for e in events if isinstance(e, Announced)],
         "cards": cards,
-        "suggestions": [],
+        "suggestions": suggestions,
         "ejected": ejections,
-        "skipped": [],
+        "skipped": skipped,
     }
 
 
@@ -176,24 +207,5 @@ def close_day(
             session.flush()
             queued.append(suggestion_json(s))
             continue
-        outcome = issue_card(
-            locked,
-            character=p.character,
-            colour=p.colour,
-            category=p.category,
-            reason=p.reason,
-            source="fixed",
-            issued_by="system",
-            day=day,
-        )
-        issued.extend(card_json(c) for c in outcome.cards)
-        if outcome.ejected:
-            ejections.append(outcome.ejected)
-    return {
-        "closed": {"phase": "day", "day": day},
-        "announcements": [e.text for e in events if isinstance(e, Announced)],
-        "cards": issued,
-        "suggestions": queued,
-        "ejected": ejections,
-        "skipped": skipped,
-    }
+        _issue_fixed(locked, p.character, p.colour, p.category, p.reason, day, issued, ejections)
+    return _closed("day", day, events, issued, queued, ejections, skipped)

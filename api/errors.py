@@ -4,6 +4,9 @@ Every error body has the shape ``{"error": {"code": ..., "message": ..., ...}}``
 game rule for 409s, ``path`` the offending field for 400s.
 """
 
+# Repeated on purpose: each error is declared the same way (a docstring, its HTTP status and its
+# stable code), one class per refusal the API documents.
+
 from __future__ import annotations
 
 from typing import Any

@@ -16,7 +16,7 @@ from api.errors import BadRequest, Forbidden, Unauthorized
 from api.gameplay import Game, GameRuleError, create_game, events_to_dicts
 from api.openapi import endpoint
 from api.registry import admit_players
-from api.schema import Str
+from api.schema import Annotated, Field, Schema
 from api.store import append_events, audit
 from game_rules.names import normalise_name, normalise_names
 from models.game import Game as GameRow
@@ -126,8 +126,8 @@ def _insert_tokens(
     status=201,
     errors=(400, 401, 403, 413, 422),
     headers={
-        idempotency.HEADER: Str(
-            pattern=idempotency.KEY_FORMAT.pattern,
+        idempotency.HEADER: Schema(
+            Annotated[str, Field(pattern=f"^(?:{idempotency.KEY_FORMAT.pattern})$")],
             description="Optional. A fresh random value (a UUID4; "
             + idempotency.KEY_RULE
             + ") that makes a retry safe: while the key is kept (at least 24 hours), the same key "

@@ -19,10 +19,10 @@ from api.screening import Screened
 from api.voting import vote_from_post
 from game_rules.penalties import CardLedger
 from models.cards import Suggestion
-from models.posts import Post
+from models.posts import Post, Thread
 from models.types import utcnow
 
-THREADS = ("discussion", "vote", "process", "rules")
+THREADS: tuple[str, ...] = tuple(t.value for t in Thread)
 #: threads in which a post by an eliminated character is 诈尸, per ruleset (the seeds' 6(1)/6(2))
 ZOMBIE_THREADS = {
     "m08": frozenset({"discussion", "vote"}),

@@ -87,21 +87,6 @@ class ImportReport:
     site: str = ""
 
 
-def post_body(post: ForumPost, character: str, thread: str, day: int) -> dict[str, Any]:
-    """A forum post as the posts endpoint's JSON body (``posted_at`` as ISO 8601)."""
-    body: dict[str, Any] = {
-        "forum_post_id": post.forum_post_id,
-        "author": character,
-        "thread": thread,
-        "day": day,
-        "body": post.body,
-        "posted_at": post.posted_at.isoformat(),
-    }
-    if post.reply_to:
-        body["reply_to"] = post.reply_to
-    return body
-
-
 def submit_posts(
     game_id: str, posts: Sequence[dict[str, Any]], *, caller: Caller | None, actor: str
 ) -> list[dict[str, Any]]:
@@ -179,7 +164,7 @@ def import_page(
             if roster.ambiguous(post.author):
                 report.ambiguous.add(post.author)
             continue
-        bodies.append(post_body(post, character, thread, today))
+        bodies.append(post.api_body(character, thread, today))
         floors[post.forum_post_id] = post
     for result in submit_posts(game_id, bodies, caller=caller, actor=actor):
         source = floors[result["forum_post_id"]]

@@ -8,11 +8,12 @@ accounts nobody plays yet are listed, to be mapped in the console (论坛导入)
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from models.database import default_database_url
+from api.commands import add_url_option, parse, ready_database, refuse
+
+PROG = "bansha import"
 
 
 def report_lines(report: object) -> list[str]:
@@ -43,29 +44,24 @@ def import_main(argv: Sequence[str]) -> int:
     parser.add_argument("--thread", required=True, choices=("discussion", "vote", "process"))
     parser.add_argument("--day", type=int, help="the game day the posts belong to (default: today)")
     parser.add_argument("--zone", default="Asia/Shanghai", help="the forum's time zone")
-    parser.add_argument("--url", help="database URL (default: $DATABASE_URL or var/bansha.sqlite3)")
-    try:
-        args = parser.parse_args(list(argv))
-    except SystemExit as exc:
-        return int(exc.code or 0)
+    add_url_option(parser)
+    args = parse(parser, argv)
+    if isinstance(args, int):
+        return args
 
     from api.app import create_app
-    from api.cli import schema_problem
     from api.errors import NotFound
     from api.intake import IntakeError, import_page
     from forum.errors import ForumPageError
     from forum.page import read_page
 
-    url = args.url or default_database_url()
-    problem = schema_problem(url)
-    if problem:
-        print(f"bansha import: {problem}", file=sys.stderr)
+    url = ready_database(PROG, args.url)
+    if url is None:
         return 1
     try:
         data = args.file.read_bytes()
     except OSError as exc:
-        print(f"bansha import: 无法读取文件 {args.file}：{exc.strerror}", file=sys.stderr)
-        return 1
+        return refuse(PROG, f"无法读取文件 {args.file}：{exc.strerror}")
     app = create_app({"DATABASE_URL": url})
     try:
         with app.app_context():
@@ -73,15 +69,10 @@ def import_main(argv: Sequence[str]) -> int:
             report = import_page(
                 args.game, page, args.thread, day=args.day, caller=None, actor="operator"
             )
-    except ForumPageError as exc:
-        print(f"bansha import: {exc.message}（未导入任何帖子）", file=sys.stderr)
-        return 1
-    except IntakeError as exc:
-        print(f"bansha import: {exc.message}（未导入任何帖子）", file=sys.stderr)
-        return 1
+    except (ForumPageError, IntakeError) as exc:
+        return refuse(PROG, f"{exc.message}（未导入任何帖子）")
     except NotFound as exc:
-        print(f"bansha import: {exc.message}", file=sys.stderr)
-        return 1
+        return refuse(PROG, exc.message)
     finally:
         app.extensions["bansha_db"].dispose()
     print("\n".join(report_lines(report)))

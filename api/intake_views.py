@@ -25,11 +25,11 @@ from flask import (
     request,
     url_for,
 )
-from flask_wtf.csrf import ValidationError, generate_csrf, validate_csrf
+from flask_wtf.csrf import generate_csrf
 from werkzeug.wrappers import Response as BaseResponse
 
 from api.auth import DIRECTOR, identify, require
-from api.console import service
+from api.console import csrf_refusal, service
 from api.console.security import add_page_headers
 from api.console.sessions import current_director, director_required
 from api.database import db
@@ -56,12 +56,7 @@ USERSCRIPT = Path(__file__).with_name("userscript") / "bansha.user.js"
 def _check_csrf() -> tuple[str, int] | None:
     if request.method != "POST" or request.path.startswith("/forum/api/"):
         return None
-    try:
-        validate_csrf(request.form.get("csrf_token"))
-    except ValidationError:
-        message = "表单校验失败（缺少或过期的CSRF令牌），请刷新页面后重试"
-        return render_template("console/error.html", game=None, message=message), 400
-    return None
+    return csrf_refusal()
 
 
 @bp.errorhandler(413)

@@ -2,7 +2,9 @@
 
 Every JSON endpoint is declared with :func:`endpoint`: method, path, who may call it, the request
 schema (which also validates the body) and the response schema. ``/openapi.json`` is built from
-these declarations alone, so it describes exactly what the service accepts and returns.
+these declarations alone, so it describes exactly what the service accepts and returns: the
+operations here (who may call, the error statuses every endpoint answers), the schemas by
+pydantic (:func:`api.schema.json_schemas`, the named objects under ``components/schemas``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from flask import Blueprint, current_app, request
 
 from api.errors import BadRequest
-from api.schema import Field, SchemaError
+from api.schema import Schema, SchemaError, json_schemas
 
 ERROR_TEXT = {
     400: "Malformed JSON or a body that does not fit the schema (nothing changed)",
@@ -52,13 +54,13 @@ class Endpoint:
     summary: str
     auth: tuple[str, ...]
     tag: str
-    request: Field | None = None
-    response: Field | None = None
+    request: Schema | None = None
+    response: Schema | None = None
     status: int = 200
     errors: tuple[int, ...] = ()
     description: str = ""
-    query: dict[str, str | Field] = field(default_factory=dict)
-    headers: dict[str, str | Field] = field(default_factory=dict)
+    query: dict[str, str | Schema] = field(default_factory=dict)
+    headers: dict[str, str | Schema] = field(default_factory=dict)
     response_headers: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -102,7 +104,7 @@ def read_json_body() -> Any:
         raise BadRequest("JSON 格式错误：数字位数过多") from exc
 
 
-def read_query(name: str, schema: Field, default: str | None = None) -> Any:
+def read_query(name: str, schema: Schema, default: str | None = None) -> Any:
     """The query parameter ``name`` validated by ``schema`` (the one the endpoint declares), or
     ``default`` when absent; :class:`BadRequest` naming the parameter when it does not fit.
     Call it after authentication: a stranger learns nothing from a 400."""
@@ -123,22 +125,23 @@ def endpoint(
     summary: str,
     auth: tuple[str, ...],
     tag: str,
-    request_schema: Field | None = None,
-    response: Field | None = None,
+    request_schema: Schema | None = None,
+    response: Schema | None = None,
     status: int = 200,
     errors: tuple[int, ...] = (),
     description: str = "",
-    query: dict[str, str | Field] | None = None,
-    headers: dict[str, str | Field] | None = None,
+    query: dict[str, str | Schema] | None = None,
+    headers: dict[str, str | Schema] | None = None,
     response_headers: dict[str, str] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a view on ``bp`` and declare it for the OpenAPI document.
 
     With ``request_schema`` the decoded, validated body is passed to the view as ``body``.
     ``query`` and ``headers`` document optional request parameters (name -> description, or a
-    :class:`Field` for a query parameter the view validates), ``response_headers`` the headers a
-    success response may carry. Every write endpoint also answers 429 (rate limits), and every
-    endpoint with a body 413 and 415 (:mod:`api.guard`); the document says so without being told.
+    :class:`~api.schema.Schema` for a parameter the view validates), ``response_headers`` the
+    headers a success response may carry. Every write endpoint also answers 429 (rate limits),
+    and every endpoint with a body 413 and 415 (:mod:`api.guard`); the document says so without
+    being told.
     """
     spec = Endpoint(
         method=method,
@@ -173,10 +176,12 @@ def endpoint(
     return decorate
 
 
-def _parameter(name: str, where: str, given: str | Field) -> dict[str, Any]:
+def _parameter(
+    name: str, where: str, given: str | Schema, schemas: dict[int, dict[str, Any]]
+) -> dict[str, Any]:
     """One optional query or header parameter of the document."""
-    if isinstance(given, Field):
-        schema = given.json_schema()
+    if isinstance(given, Schema):
+        schema = dict(schemas[id(given)])
         text = schema.pop("description", "")
     else:
         schema, text = {"type": "string"}, given
@@ -184,7 +189,19 @@ def _parameter(name: str, where: str, given: str | Field) -> dict[str, Any]:
 
 
 def openapi_document(max_content_length: int | None = None) -> dict[str, Any]:
-    """The OpenAPI 3.1 document for every declared endpoint."""
+    """The OpenAPI 3.1 document for every declared endpoint; the schemas are pydantic's."""
+    declared = [
+        schema
+        for spec in ENDPOINTS
+        for schema in (
+            spec.request,
+            spec.response,
+            *spec.query.values(),
+            *spec.headers.values(),
+        )
+        if isinstance(schema, Schema)
+    ]
+    schemas, definitions = json_schemas(declared)
     paths: dict[str, dict[str, Any]] = {}
     for spec in ENDPOINTS:
         operation: dict[str, Any] = {
@@ -202,7 +219,7 @@ def openapi_document(max_content_length: int | None = None) -> dict[str, Any]:
             for name in re.findall(r"{(\w+)}", spec.path)
         ]
         params += [
-            _parameter(name, where, given)
+            _parameter(name, where, given, schemas)
             for where, optional in (("query", spec.query), ("header", spec.headers))
             for name, given in optional.items()
         ]
@@ -217,11 +234,11 @@ def openapi_document(max_content_length: int | None = None) -> dict[str, Any]:
         if spec.request is not None:
             operation["requestBody"] = {
                 "required": True,
-                "content": {"application/json": {"schema": spec.request.json_schema()}},
+                "content": {"application/json": {"schema": schemas[id(spec.request)]}},
             }
         ok: dict[str, Any] = {"description": "Success"}
         if spec.response is not None:
-            ok["content"] = {"application/json": {"schema": spec.response.json_schema()}}
+            ok["content"] = {"application/json": {"schema": schemas[id(spec.response)]}}
         if spec.response_headers:
             ok["headers"] = {
                 name: {"description": text, "schema": {"type": "string"}}
@@ -268,6 +285,7 @@ def openapi_document(max_content_length: int | None = None) -> dict[str, Any]:
                 }
             },
             "schemas": {
+                **definitions,
                 "Error": {
                     "type": "object",
                     "required": ["error"],
@@ -284,7 +302,7 @@ def openapi_document(max_content_length: int | None = None) -> dict[str, Any]:
                             },
                         }
                     },
-                }
+                },
             },
         },
     }

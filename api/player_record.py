@@ -20,19 +20,17 @@ from api.registry_rules import Published, assistant_rule, separate_record
 from api.seats import holder
 from models.cards import AppealRuling, Card, CardAppeal, CardRevocation, Ruling
 from models.game import Game as GameRow
-from models.registry import Ban, BanOverride, CharacterResult, ForumPlayer, PlayerName, Seat
+from models.registry import Ban, BanOverride, CharacterResult, ForumPlayer, Seat
 from models.types import utcnow
 
 
 def names_of(session: Session, player_id: int) -> list[str]:
     """Every name the player is known under, display name first."""
     player = session.get(ForumPlayer, player_id)
-    names = list(
-        session.scalars(
-            select(PlayerName.name).where(PlayerName.player_id == player_id).order_by(PlayerName.id)
-        )
-    )
-    if player is not None and player.name in names:
+    if player is None:
+        return []
+    names = [n.name for n in player.names]
+    if player.name in names:
         names.remove(player.name)
         names.insert(0, player.name)
     return names
@@ -195,12 +193,8 @@ def card_status(
     session: Session, card: Card
 ) -> tuple[CardRevocation | None, CardAppeal | None, AppealRuling | None]:
     """The card's revocation, its appeal and that appeal's ruling (each None when absent)."""
-    revocation = session.scalar(select(CardRevocation).where(CardRevocation.card_id == card.id))
-    appeal = session.scalar(select(CardAppeal).where(CardAppeal.card_id == card.id))
-    ruling = None
-    if appeal is not None:
-        ruling = session.scalar(select(AppealRuling).where(AppealRuling.appeal_id == appeal.id))
-    return revocation, appeal, ruling
+    appeal = card.appeal
+    return card.revocation, appeal, None if appeal is None else appeal.ruling
 
 
 def _card_entry(session: Session, card: Card, row: GameRow) -> dict[str, Any]:

@@ -25,7 +25,18 @@ from api.database import db
 from api.errors import BadRequest, Conflict, Forbidden, NotFound, Unauthorized
 from api.openapi import endpoint, read_query
 from api.registry_rules import DEFAULT_PUBLISHED, Published
-from api.schema import Any_, Arr, Bool, DateTimeStr, Int, Map, Obj, Str
+from api.registry_schemas import (
+    ASSISTANT,
+    BAN,
+    NEW_ASSISTANT,
+    NEW_BAN,
+    NEW_NAME,
+    PLAYER_HEAD,
+    QUERY_NAME,
+    RECORD,
+    SEARCH,
+    SEATS,
+)
 from api.seats import find_player, player_for, registry_name, seat_players
 from api.store import audit, get_game
 from models.cards import Card
@@ -35,9 +46,6 @@ from models.registry import Assistant, Ban, BanOverride, ForumPlayer, PlayerName
 from models.types import utcnow
 
 bp = Blueprint("registry", __name__)
-
-NAME = Str(min_len=1, max_len=64)
-REASON = Str(min_len=1, max_len=2000)
 
 
 @dataclass(frozen=True)
@@ -110,135 +118,6 @@ def _player(session: Session, player_id: int) -> ForumPlayer:
     return player
 
 
-# -- schemas -------------------------------------------------------------------------------------
-
-CARD_ENTRY = Obj(
-    {
-        "id": Int(),
-        "game_id": Str(),
-        "ruleset": Str(),
-        "character": Str(),
-        "colour": Str(),
-        "colour_name": Str(),
-        "category": Str(nullable=True),
-        "article": Map(Any_(), nullable=True),
-        "reason": Str(),
-        "day": Int(),
-        "created_at": Str(),
-        "standing": Bool(description="false once revoked or overturned on appeal"),
-        "revoked": Map(Any_(), nullable=True),
-        "appeal": Map(Any_(), nullable=True),
-        "separate_record": Obj(
-            {"keeper": Str(), "text": Str()},
-            nullable=True,
-            description="red cards: the seed's 单独记录 (who keeps it, in the seed's words)",
-        ),
-    }
-)
-BAN = Obj(
-    {
-        "id": Int(),
-        "player_id": Int(),
-        "card_id": Int(),
-        "game_id": Str(nullable=True),
-        "reason": Str(),
-        "term": Str(),
-        "until": Str(nullable=True),
-        "games": Int(nullable=True),
-        "games_served": Int(),
-        "in_force": Bool(),
-        "banned_by": Str(),
-        "created_at": Str(),
-        "overrides": Arr(Map(Str())),
-    }
-)
-GAME_ENTRY = Obj(
-    {
-        "game_id": Str(),
-        "ruleset": Str(),
-        "character": Str(),
-        "substitute": Bool(),
-        "since": Str(),
-        "until": Str(nullable=True),
-        "finished": Bool(),
-        "role": Str(nullable=True),
-        "role_name": Str(nullable=True),
-        "faction": Str(nullable=True),
-        "faction_name": Str(nullable=True),
-        "result": Str(nullable=True, description="win | lose | undecided, once the game ended"),
-    }
-)
-PLAYER_HEAD = Obj({"id": Int(), "name": Str(), "names": Arr(Str())})
-RECORD = Obj(
-    {
-        "player": PLAYER_HEAD,
-        "full": Bool(description="false: only what the forum publishes"),
-        "games_played": Int(nullable=True),
-        "games": Arr(GAME_ENTRY),
-        "cards": Arr(CARD_ENTRY),
-        "red_cards": Int(),
-        "bans": Arr(BAN),
-    }
-)
-SEARCH = Obj({"players": Arr(RECORD)})
-NEW_BAN = Obj(
-    {
-        "player_id": Int(minimum=1),
-        "card_id": Int(minimum=1, description="the red card the ban cites"),
-        "reason": REASON,
-        "until": DateTimeStr(description="a period: banned until then"),
-        "games": Int(minimum=1, maximum=1000, description="or: the next N games of the forum"),
-        "banned_by": NAME,
-    },
-    required=("player_id", "card_id", "reason"),
-)
-ELIGIBILITY = Obj(
-    {
-        "games_played": Int(description="games the player had already played (this one not)"),
-        "max_games_before": Int(nullable=True),
-        "eligible": Bool(),
-        "rule": Str(),
-    }
-)
-SEATS = Obj(
-    {
-        "game_id": Str(),
-        "ruleset": Str(),
-        "seats": Arr(
-            Obj(
-                {
-                    "character": Str(),
-                    "player_id": Int(),
-                    "player": Str(),
-                    "substitute": Bool(),
-                    "since": Str(),
-                    "current": Bool(),
-                    "games_played": Int(),
-                    "red_cards": Int(),
-                    "bans_in_force": Arr(BAN),
-                    "assistant": ELIGIBILITY,
-                }
-            )
-        ),
-        "assistants": Arr(Map(Str())),
-    }
-)
-NEW_ASSISTANT = Obj(
-    {"character": NAME, "assistant": NAME, "director": NAME}, required=("character", "assistant")
-)
-ASSISTANT = Obj(
-    {
-        "id": Int(),
-        "game_id": Str(),
-        "character": Str(),
-        "player": Str(),
-        "assistant": Str(),
-        "eligibility": ELIGIBILITY,
-    }
-)
-QUERY_NAME = Str(min_len=1, max_len=64, description="part of a player's name or alias")
-
-
 # -- players -------------------------------------------------------------------------------------
 
 
@@ -302,9 +181,6 @@ def player(player_id: str) -> Response:
             raise NotFound(f"没有这名玩家：{player_id}")
         full = sees_in_full(session, who, found.id)
         return jsonify(rec.record(session, found, full=full, published=published()))
-
-
-NEW_NAME = Obj({"name": NAME}, required=("name",))
 
 
 @endpoint(

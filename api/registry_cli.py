@@ -12,13 +12,12 @@ import argparse
 import csv
 import sys
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import IO, Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from models.database import default_database_url
+from api.commands import add_export_command, export, parse
 
 COLUMNS = (
     "player_id",
@@ -119,38 +118,15 @@ def write_csv(lines: Iterator[dict[str, Any]], out: IO[str]) -> int:
 def registry_main(argv: Sequence[str]) -> int:
     """``bansha registry export --csv [--out PATH] [--url URL]``."""
     parser = argparse.ArgumentParser(prog="bansha registry", description="the forum's registry")
-    sub = parser.add_subparsers(dest="command", required=True)
-    export = sub.add_parser("export", help="write every player's record as CSV")
-    export.add_argument("--csv", action="store_true", required=True, help="CSV (the one format)")
-    export.add_argument("--out", type=Path, help="a new file to write (default: standard output)")
-    export.add_argument("--url", help="database URL (default: $DATABASE_URL or var/bansha.sqlite3)")
-    try:
-        args = parser.parse_args(list(argv))
-    except SystemExit as exc:
-        return int(exc.code or 0)
-
-    from api.cli import schema_problem
-    from models.database import make_engine
-
-    url = args.url or default_database_url()
-    problem = schema_problem(url)
-    if problem:
-        print(f"bansha registry: {problem}", file=sys.stderr)
+    command = add_export_command(parser, "write every player's record as CSV")
+    command.add_argument("--csv", action="store_true", required=True, help="CSV (the one format)")
+    args = parse(parser, argv)
+    if isinstance(args, int):
+        return args
+    count = export(
+        "bansha registry", args, lambda session: lambda out: write_csv(rows(session), out)
+    )
+    if count is None:
         return 1
-    if args.out is not None and args.out.exists():
-        print(
-            f"bansha registry: {args.out} already exists; choose a new file name", file=sys.stderr
-        )
-        return 1
-    engine = make_engine(url, write=False)
-    try:
-        with Session(engine) as session:
-            if args.out is None:
-                count = write_csv(rows(session), sys.stdout)
-            else:
-                with args.out.open("x", encoding="utf-8", newline="") as out:
-                    count = write_csv(rows(session), out)
-    finally:
-        engine.dispose()
     print(f"{count} registry lines", file=sys.stderr)
     return 0

@@ -12,15 +12,14 @@ from api.errors import BadRequest, Conflict, NotFound
 from api.locking import LockedGame
 from api.payloads import card_json, decision_json
 from api.store import audit
+from lexicons.loader import CATEGORIES as LEXICON_CATEGORIES
 from models.cards import Decision, Suggestion
 from models.labelled import LabelledExampleRow
 from models.posts import Post
 from models.types import utcnow
 
-#: categories the classifier learns; decisions on other kinds are not training examples
-TEXT_CATEGORIES = frozenset(
-    {"insult", "oath", "vest", "director", "evidence", "real_life", "meta", "emotional"}
-)
+#: categories the classifier learns (the lexicon's); decisions on other kinds are not examples
+TEXT_CATEGORIES = frozenset(LEXICON_CATEGORIES)
 
 
 def give_card(

@@ -1,30 +1,76 @@
-"""Request and response schemas: one declaration both validates bodies and documents them.
+"""Request and response schemas through pydantic: one declaration validates and documents.
 
-A schema is a small tree of :class:`Field` objects; :meth:`Field.validate` checks decoded JSON and
-raises :class:`SchemaError` naming the offending path, and :meth:`Field.json_schema` emits the JSON
-Schema used in ``/openapi.json``. Because the same object does both, the OpenAPI document cannot
-drift from what the service accepts.
+A schema is a pydantic type — mostly a ``TypedDict`` declared with :func:`shape` (strict types,
+unknown keys refused), so a validated body is the plain ``dict`` the views read, holding only the
+keys the client sent. :class:`Schema` validates decoded JSON with it and turns pydantic's first
+error into :class:`SchemaError`: a JSONPath-like ``path`` and a Chinese ``message``;
+``/openapi.json`` takes each schema's JSON Schema from pydantic (:func:`json_schemas`), so the
+document cannot drift from what the service accepts.
 
->>> s = Obj({"name": Str(max_len=4), "n": Int(minimum=1)}, required=("name",))
+>>> from typing_extensions import TypedDict
+>>> @shape
+... class Dish(TypedDict, total=False):
+...     name: Required[Annotated[Text, Field(max_length=4)]]
+...     n: Annotated[int, Field(ge=1), INTEGRAL]
+>>> s = Schema(Dish)
 >>> s.validate({"name": "饺子", "n": 2})
 {'name': '饺子', 'n': 2}
 >>> s.validate({"n": 0})
 Traceback (most recent call last):
 ...
 api.schema.SchemaError: $.name: 缺少必填字段
->>> s.json_schema()["required"]
-['name']
+>>> s.validate({"name": "饺子", "n": 0})
+Traceback (most recent call last):
+...
+api.schema.SchemaError: $.n: 不能小于1
+>>> s.validate({"name": "饺子", "size": 1})
+Traceback (most recent call last):
+...
+api.schema.SchemaError: $.size: 未知字段
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, Required, TypeVar
+
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PlainValidator,
+    Tag,
+    TypeAdapter,
+    ValidationError,
+    WithJsonSchema,
+    with_config,
+)
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import PydanticCustomError, core_schema
 
 from game_rules.werewolf import EARLIEST_TIME, LATEST_TIME
+
+__all__ = [
+    "INTEGRAL",
+    "NO_NUL",
+    "Annotated",
+    "Field",
+    "Int",
+    "Key",
+    "Required",
+    "Schema",
+    "SchemaError",
+    "Text",
+    "Time",
+    "json_schemas",
+    "one_of",
+    "shape",
+]
+
+T = TypeVar("T")
 
 
 class SchemaError(ValueError):
@@ -39,24 +85,109 @@ class SchemaError(ValueError):
 #: the JSON Schema pattern of text without NUL, the one character no database stores
 NO_NUL = "^[^\\u0000]*$"
 
+#: strict types, and unknown keys refused so that typos never pass silently
+STRICT = ConfigDict(extra="forbid", strict=True)
 
-def _check_text(value: str, path: str) -> None:
-    """Refuse text no database can store: unpaired surrogates and NUL characters."""
-    if "\x00" in value:
-        raise SchemaError(path, "不能包含 NUL 字符")
+
+def shape(cls: type[T]) -> type[T]:
+    """Declare a ``TypedDict`` as a schema: strict types, unknown keys refused."""
+    return with_config(STRICT)(cls)
+
+
+def _integral(value: Any) -> Any:
+    """JSON Schema's integers: 477.0 is the integer 477."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _parse_time(value: Any) -> datetime:
+    """An ISO 8601 timestamp with a UTC offset, as an aware datetime inside the core's years."""
+    if not isinstance(value, str):
+        raise PydanticCustomError(
+            "time", "应为 ISO 8601 时间字符串，实际为 {kind}", {"kind": _type_name(value)}
+        )
     try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise SchemaError(path, f"第{exc.start}个字符是不成对的代理码位") from None
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise PydanticCustomError(
+            "time", "不是 ISO 8601 时间：{shown}", {"shown": repr(value)}
+        ) from None
+    if parsed.tzinfo is None:
+        raise PydanticCustomError("time", "时间须带时区（如 +08:00 或 Z）")
+    # aware comparisons subtract offsets without building a date, so they cannot overflow
+    if not EARLIEST_TIME <= parsed < LATEST_TIME:
+        raise PydanticCustomError("time", "时间须在 1970-01-01 至 9998-12-31（UTC）之间")
+    return parsed
 
 
-def _check_key(key: str, path: str) -> None:
-    """Refuse a field name that is no clean text, at the object's ``path``: the name itself
-    cannot go into the path of the error, which could not be sent as UTF-8."""
-    try:
-        _check_text(key, path)
-    except SchemaError as exc:
-        raise SchemaError(path, f"字段名：{exc.message}") from None
+#: text as every request field holds it (a NUL is refused before pydantic sees the value)
+Text = Annotated[str, Field(pattern=NO_NUL)]
+#: an object key a map may hold
+Key = Text
+#: an integral float is an integer (JSON Schema's reading); a boolean is not. It comes after an
+#: integer's bounds (``Annotated[int, Field(ge=1), INTEGRAL]``): bounds placed after a validator
+#: no longer reach the JSON Schema as ``minimum`` and ``maximum``
+INTEGRAL = BeforeValidator(_integral)
+#: an integer
+Int = Annotated[int, INTEGRAL]
+# the times a request may name are the game core's: near year 1 or 9999, converting to UTC,
+# storing, or the core's day arithmetic (a day before the close, a second after a ballot) runs
+# out of years. The years 1970 to 9998 as a pattern can say them; the exact bounds are in UTC,
+# so a time in the first or last hours of the range may still be refused for its offset.
+Time = Annotated[
+    datetime,
+    PlainValidator(_parse_time),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": "date-time",
+            "pattern": "^(19[7-9][0-9]|[2-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-",
+        }
+    ),
+]
+
+#: what a value that does not match a field's pattern is told, by pattern (default 格式不符)
+PATTERN_TEXT: dict[str, str] = {}
+
+
+#: the names of union members, which pydantic puts in an error's location (a NUL keeps them
+#: apart from any field name a path may show)
+_TAGS: set[str] = set()
+
+
+def one_of(
+    choose: Callable[[Any], str | None],
+    options: dict[str, Any],
+    *,
+    tag: str = "",
+    allowed: tuple[str, ...] = (),
+) -> Any:
+    """A union whose member ``choose(value)`` names (pydantic's callable discriminator).
+
+    ``options`` maps a member's name to its type. A value the chooser cannot place (None) is
+    told, with ``tag`` (a field name), which values ``allowed`` that field may take, and
+    otherwise which JSON types (``allowed``, in words) fit.
+    """
+    _TAGS.update("\x00" + name for name in options)
+    members = [Annotated[kind, Tag("\x00" + name)] for name, kind in options.items()]
+    union: Any = members[0]
+    for member in members[1:]:
+        union = union | member
+
+    def discriminate(value: Any) -> str | None:
+        chosen = choose(value)
+        return None if chosen is None else "\x00" + chosen
+
+    return Annotated[
+        union,
+        Discriminator(
+            discriminate,
+            custom_error_type="one_of",
+            custom_error_message="no alternative",
+            custom_error_context={"tag": tag, "allowed": ", ".join(allowed)},
+        ),
+    ]
 
 
 def _type_name(value: Any) -> str:
@@ -75,312 +206,163 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-@dataclass(frozen=True, kw_only=True)
-class Field:
-    """Base schema node."""
-
-    description: str = ""
-    nullable: bool = False
-
-    def validate(self, value: Any, path: str = "$") -> Any:
-        """Return ``value`` (possibly converted) or raise :class:`SchemaError`."""
-        if value is None:
-            if self.nullable:
-                return None
-            raise SchemaError(path, "不能为 null")
-        return self._check(value, path)
-
-    def _check(self, value: Any, path: str) -> Any:
-        return value
-
-    def json_schema(self) -> dict[str, Any]:
-        """This node as JSON Schema (OpenAPI 3.1 dialect)."""
-        schema = self._schema()
-        if self.description:
-            schema["description"] = self.description
-        if self.nullable:
-            kind = schema.get("type")
-            if isinstance(kind, str):
-                schema["type"] = [kind, "null"]
-            else:
-                schema = {"anyOf": [schema, {"type": "null"}]}
-        return schema
-
-    def _schema(self) -> dict[str, Any]:
-        return {}
+def _text_problem(value: str) -> str | None:
+    """Why no database can store ``value`` (a NUL, an unpaired surrogate), or None."""
+    if "\x00" in value:
+        return "不能包含 NUL 字符"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"第{exc.start}个字符是不成对的代理码位"
+    return None
 
 
-@dataclass(frozen=True)
-class Any_(Field):
-    """Any JSON value, null included."""
-
-    def validate(self, value: Any, path: str = "$") -> Any:
-        """Accept anything."""
-        return value
-
-
-@dataclass(frozen=True)
-class Str(Field):
-    """A string, optionally bounded and/or from a closed set."""
-
-    min_len: int = 0
-    max_len: int | None = None
-    enum: tuple[str, ...] = ()
-    #: a regular expression the whole value must match (in the dialect Python and JSON Schema share)
-    pattern: str = ""
-    #: what a value that does not match ``pattern`` is told
-    pattern_text: str = "格式不符"
-
-    def _check(self, value: Any, path: str) -> Any:
-        if not isinstance(value, str):
-            raise SchemaError(path, f"应为字符串，实际为 {_type_name(value)}")
-        _check_text(value, path)
-        if len(value) < self.min_len:
-            raise SchemaError(path, f"至少{self.min_len}个字符")
-        if self.max_len is not None and len(value) > self.max_len:
-            raise SchemaError(path, f"最多{self.max_len}个字符")
-        if self.enum and value not in self.enum:
-            shown = value if len(value) <= 32 else value[:32] + "…"
-            raise SchemaError(path, f"不能是「{shown}」，只能是以下之一：{', '.join(self.enum)}")
-        if self.pattern and re.fullmatch(self.pattern, value) is None:
-            raise SchemaError(path, self.pattern_text)
-        return value
-
-    def _schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "string"}
-        if self.min_len:
-            out["minLength"] = self.min_len
-        if self.max_len is not None:
-            out["maxLength"] = self.max_len
-        if self.enum:
-            out["enum"] = list(self.enum)
-        # JSON Schema patterns are not anchored; without one of its own, a string still cannot
-        # hold NUL (see _check_text)
-        out["pattern"] = f"^(?:{self.pattern})$" if self.pattern else NO_NUL
-        return out
+_TYPE_WORDS = {
+    "string_type": "字符串",
+    "int_type": "整数",
+    "int_from_float": "整数",
+    "bool_type": "布尔值",
+    "float_type": "数字",
+    "list_type": "数组",
+    "dict_type": "对象",
+    "model_type": "对象",
+}
+_BOUNDS = {
+    "string_too_short": "至少{min_length}个字符",
+    "string_too_long": "最多{max_length}个字符",
+    "too_short": "至少{min_length}项",
+    "too_long": "最多{max_length}项",
+    "greater_than_equal": "不能小于{ge}",
+    "less_than_equal": "不能大于{le}",
+}
 
 
-# the times a request may name are the game core's: near year 1 or 9999, converting to UTC,
-# storing, or the core's day arithmetic (a day before the close, a second after a ballot) runs
-# out of years
-@dataclass(frozen=True)
-class DateTimeStr(Field):
-    """An ISO 8601 timestamp with a UTC offset (``2024-05-01T20:00:00+08:00``), as datetime,
-    from 1970 up to (not including) the year 9999, UTC."""
-
-    def _check(self, value: Any, path: str) -> Any:
-        if not isinstance(value, str):
-            raise SchemaError(path, f"应为 ISO 8601 时间字符串，实际为 {_type_name(value)}")
-        try:
-            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError as exc:
-            raise SchemaError(path, f"不是 ISO 8601 时间：{value!r}") from exc
-        if parsed.tzinfo is None:
-            raise SchemaError(path, "时间须带时区（如 +08:00 或 Z）")
-        # aware comparisons subtract offsets without building a date, so they cannot overflow
-        if not EARLIEST_TIME <= parsed < LATEST_TIME:
-            raise SchemaError(path, "时间须在 1970-01-01 至 9998-12-31（UTC）之间")
-        return parsed
-
-    def _schema(self) -> dict[str, Any]:
-        # The years 1970 to 9998 as a pattern can say them; the exact bounds are in UTC, so a
-        # time in the first or last hours of the range may still be refused for its offset.
-        return {
-            "type": "string",
-            "format": "date-time",
-            "pattern": "^(19[7-9][0-9]|[2-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])-",
-        }
-
-
-@dataclass(frozen=True)
-class Int(Field):
-    """An integer (booleans are not integers here)."""
-
-    minimum: int | None = None
-    maximum: int | None = None
-
-    def _check(self, value: Any, path: str) -> Any:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)  # JSON Schema: 477.0 is the integer 477
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise SchemaError(path, f"应为整数，实际为 {_type_name(value)}")
-        if self.minimum is not None and value < self.minimum:
-            raise SchemaError(path, f"不能小于{self.minimum}")
-        if self.maximum is not None and value > self.maximum:
-            raise SchemaError(path, f"不能大于{self.maximum}")
-        return value
-
-    def _schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "integer"}
-        if self.minimum is not None:
-            out["minimum"] = self.minimum
-        if self.maximum is not None:
-            out["maximum"] = self.maximum
-        return out
+def _message(error: Any, path: str) -> tuple[str, str]:
+    """The (path, Chinese message) of one pydantic error about the value at ``path``."""
+    kind, given, ctx = error["type"], error.get("input"), error.get("ctx") or {}
+    problem = _text_problem(given) if isinstance(given, str) else None
+    if problem and kind not in _TYPE_WORDS:  # text, whatever the field expected of it
+        return path, problem
+    if kind == "missing":
+        return path, "缺少必填字段"
+    if kind == "extra_forbidden":
+        return path, "未知字段"
+    if kind in _TYPE_WORDS or (kind == "literal_error" and not isinstance(given, str)):
+        if given is None:
+            return path, "不能为 null"
+        return path, f"应为{_TYPE_WORDS.get(kind, '字符串')}，实际为 {_type_name(given)}"
+    if kind in _BOUNDS:
+        return path, _BOUNDS[kind].format(**ctx)
+    if kind == "literal_error":
+        values = ", ".join(re.findall(r"'([^']*)'", str(ctx.get("expected", ""))))
+        shown = given if len(given) <= 32 else given[:32] + "…"
+        return path, f"不能是「{shown}」，只能是以下之一：{values}"
+    if kind == "string_pattern_mismatch":
+        return path, PATTERN_TEXT.get(str(ctx.get("pattern")), "格式不符")
+    if kind == "one_of":
+        if ctx.get("tag") and isinstance(given, dict):
+            return f"{path}.{ctx['tag']}", f"只能是以下之一：{ctx['allowed']}"
+        kinds = "对象" if ctx.get("tag") else str(ctx["allowed"]).replace(", ", "或")
+        return path, f"应为{kinds}，实际为 {_type_name(given)}"
+    if kind == "time":  # _parse_time's own messages
+        return path, str(error["msg"])
+    return path, f"格式不符（{error['msg']}）"
 
 
-@dataclass(frozen=True)
-class Num(Field):
-    """A number."""
+def _located(error: Any, root: str, value: Any) -> tuple[str, str]:
+    """The (path, Chinese message) of pydantic's ``error`` about ``value`` validated at ``root``.
 
-    def _check(self, value: Any, path: str) -> Any:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise SchemaError(path, f"应为数字，实际为 {_type_name(value)}")
-        return value
-
-    def _schema(self) -> dict[str, Any]:
-        return {"type": "number"}
-
-
-@dataclass(frozen=True)
-class Bool(Field):
-    """A boolean."""
-
-    def _check(self, value: Any, path: str) -> Any:
-        if not isinstance(value, bool):
-            raise SchemaError(path, f"应为布尔值，实际为 {_type_name(value)}")
-        return value
-
-    def _schema(self) -> dict[str, Any]:
-        return {"type": "boolean"}
-
-
-@dataclass(frozen=True)
-class Arr(Field):
-    """An array of ``items``."""
-
-    items: Field = field(default_factory=Any_)
-    min_items: int = 0
-    max_items: int | None = None
-
-    def _check(self, value: Any, path: str) -> Any:
-        if not isinstance(value, list):
-            raise SchemaError(path, f"应为数组，实际为 {_type_name(value)}")
-        if len(value) < self.min_items:
-            raise SchemaError(path, f"至少{self.min_items}项")
-        if self.max_items is not None and len(value) > self.max_items:
-            raise SchemaError(path, f"最多{self.max_items}项")
-        return [self.items.validate(v, f"{path}[{i}]") for i, v in enumerate(value)]
-
-    def _schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "array", "items": self.items.json_schema()}
-        if self.min_items:
-            out["minItems"] = self.min_items
-        if self.max_items is not None:
-            out["maxItems"] = self.max_items
-        return out
-
-
-@dataclass(frozen=True)
-class Map(Field):
-    """An object with arbitrary keys whose values follow ``values``."""
-
-    values: Field = field(default_factory=Any_)
-
-    def _check(self, value: Any, path: str) -> Any:
-        if not isinstance(value, dict):
-            raise SchemaError(path, f"应为对象，实际为 {_type_name(value)}")
-        for key in value:
-            _check_key(key, path)
-        return {k: self.values.validate(v, f"{path}.{k}") for k, v in value.items()}
-
-    def _schema(self) -> dict[str, Any]:
-        return {
-            "type": "object",
-            "propertyNames": {"pattern": NO_NUL},
-            "additionalProperties": self.values.json_schema(),
-        }
-
-
-@dataclass(frozen=True)
-class Obj(Field):
-    """An object with known ``props``; unknown keys are rejected so typos never pass silently."""
-
-    props: Mapping[str, Field] = field(default_factory=dict)
-    required: Sequence[str] = ()
-    name: str = ""
-
-    def _check(self, value: Any, path: str) -> Any:
-        if not isinstance(value, dict):
-            raise SchemaError(path, f"应为对象，实际为 {_type_name(value)}")
-        for key in self.required:
-            if key not in value:
-                raise SchemaError(f"{path}.{key}", "缺少必填字段")
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            node = self.props.get(key)
-            if node is None:
-                _check_key(key, path)
-                raise SchemaError(f"{path}.{key}", "未知字段")
-            out[key] = node.validate(item, f"{path}.{key}")
-        return out
-
-    def _schema(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "type": "object",
-            "properties": {k: v.json_schema() for k, v in self.props.items()},
-            "additionalProperties": False,
-        }
-        if self.required:
-            out["required"] = list(self.required)
-        return out
-
-
-@dataclass(frozen=True)
-class OneOf(Field):
-    """One of several alternatives.
-
-    With ``tag`` (a field name), objects are routed by it: to the alternative whose ``tag`` enum
-    holds the value, or — for alternatives without an enum — by whether the field is present. The
-    caller then gets that alternative's own error. Without a tag, the first alternative that
-    validates wins and the error lists them all.
+    A field *name* that is no clean text (a NUL, an unpaired surrogate) is told at its object:
+    the name itself could not be sent back as UTF-8.
     """
+    raw = list(error["loc"])
+    loc = [part for part in raw if part not in _TAGS]
+    if raw and raw[-1] == "[key]":  # a map's key
+        where = _path(root, [part for part in raw[:-2] if part not in _TAGS])
+        problem = _text_problem(error["input"]) if isinstance(error["input"], str) else None
+        return (where, f"字段名：{problem}") if problem else _message(error, where)
+    if error["type"] == "extra_forbidden":
+        key, parent = raw[-1], [part for part in raw[:-1] if part not in _TAGS]
+        problem = _text_problem(key) if isinstance(key, str) else None
+        if problem:
+            return _path(root, parent), f"字段名：{problem}"
+        return _path(root, [*parent, key]), "未知字段"
+    if error["type"] == "string_unicode" and isinstance(_at(value, loc), dict):
+        # pydantic could not read a field name of this object (the input is the name)
+        return _path(root, loc), f"字段名：{_text_problem(error['input'])}"
+    return _message(error, _path(root, loc))
 
-    options: Sequence[Field] = ()
-    tag: str = ""
 
-    def _route(self, value: Any) -> Field | None:
-        if not self.tag or not isinstance(value, dict):
+def _at(value: Any, loc: list[Any]) -> Any:
+    """The part of ``value`` at ``loc`` (None when it is not there)."""
+    for part in loc:
+        inside = isinstance(value, dict) and part in value
+        if isinstance(value, list) and isinstance(part, int):
+            inside = 0 <= part < len(value)
+        if not inside:
             return None
-        chosen = []
-        for option in self.options:
-            props = option.props if isinstance(option, Obj) else {}
-            prop = props.get(self.tag)
-            if isinstance(prop, Str) and prop.enum:
-                if value.get(self.tag) in prop.enum:
-                    chosen.append(option)
-            elif (prop is not None) == (self.tag in value):
-                chosen.append(option)
-        return chosen[0] if len(chosen) == 1 else None
+        value = value[part]
+    return value
 
-    def _by_type(self, value: Any) -> Field | None:
-        """The one alternative of the value's JSON type (a name, or an object), if only one is."""
-        kinds = {Str: str, Obj: dict, Map: dict, Arr: list}
-        fitting = [o for o in self.options if isinstance(value, kinds.get(type(o), object))]
-        return fitting[0] if len(fitting) == 1 else None
 
-    def _tag_values(self) -> list[str]:
-        out: list[str] = []
-        for option in self.options:
-            prop = option.props.get(self.tag) if isinstance(option, Obj) else None
-            if isinstance(prop, Str):
-                out += prop.enum
+def _path(root: str, loc: Iterable[Any]) -> str:
+    """``loc`` below ``root`` as a JSONPath-like string."""
+    return root + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
+
+
+class Schema:
+    """A pydantic type that validates decoded JSON and raises :class:`SchemaError`."""
+
+    def __init__(self, kind: Any, description: str = "") -> None:
+        self.kind = kind
+        self.adapter: TypeAdapter[Any] = TypeAdapter(kind)
+        self.description = description
+
+    def validate(self, value: Any, path: str = "$") -> Any:
+        """Return ``value`` validated (times parsed), or raise the first error."""
+        try:
+            return self.adapter.validate_python(value)
+        except ValidationError as exc:
+            where, message = _located(exc.errors(include_url=False)[0], path, value)
+            raise SchemaError(where, message) from None
+
+
+class _Document(GenerateJsonSchema):
+    """pydantic's JSON Schema (2020-12, OpenAPI 3.1's dialect), without generated titles, and a
+    map's key rule as ``propertyNames`` (a key that breaks it is refused, not left free)."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def dict_schema(self, schema: core_schema.DictSchema) -> JsonSchemaValue:
+        out = super().dict_schema(schema)
+        patterns = out.pop("patternProperties", None)
+        if patterns:
+            ((pattern, values),) = patterns.items()
+            out["propertyNames"] = {"pattern": pattern}
+            out["additionalProperties"] = values
         return out
 
-    def _check(self, value: Any, path: str) -> Any:
-        routed = self._route(value) or self._by_type(value)
-        if routed is not None:
-            return routed.validate(value, path)
-        tags = self._tag_values()
-        if tags and isinstance(value, dict):
-            raise SchemaError(f"{path}.{self.tag}", f"只能是以下之一：{', '.join(tags)}")
-        errors = []
-        for option in self.options:
-            try:
-                return option.validate(value, path)
-            except SchemaError as exc:
-                errors.append(str(exc))
-        raise SchemaError(path, "不符合任何一种格式：" + " | ".join(errors))
+    def typed_dict_schema(self, schema: core_schema.TypedDictSchema) -> JsonSchemaValue:
+        out = super().typed_dict_schema(schema)
+        out.pop("title", None)
+        return out
 
-    def _schema(self) -> dict[str, Any]:
-        return {"oneOf": [o.json_schema() for o in self.options]}
+
+def json_schemas(
+    schemas: Iterable[Schema], ref_prefix: str = "#/components/schemas/"
+) -> tuple[dict[int, dict[str, Any]], dict[str, Any]]:
+    """Each schema's JSON Schema (keyed by ``id(schema)``) and the named definitions they share."""
+    unique = {id(s): s for s in schemas}
+    by_key, defs = TypeAdapter.json_schemas(
+        [(key, "validation", s.adapter) for key, s in unique.items()],
+        ref_template=ref_prefix + "{model}",
+        schema_generator=_Document,
+    )
+    out: dict[int, dict[str, Any]] = {}
+    for (key, _), schema in by_key.items():
+        schema = dict(schema)
+        if unique[key].description:
+            schema["description"] = unique[key].description
+        out[key] = schema
+    return out, dict(defs.get("$defs", {}))

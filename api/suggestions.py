@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from flask import Blueprint, Response, jsonify
 from sqlalchemy import select
@@ -15,16 +15,17 @@ from api.locking import locked_game
 from api.openapi import endpoint, read_query
 from api.payloads import suggestion_json
 from api.rulings import decide, find_suggestion
-from api.schema import Str
+from api.schema import Schema, Text
 from api.store import get_game
 from models.cards import Decision, Suggestion
 from models.posts import Post
 
 bp = Blueprint("suggestions", __name__)
 
-STATUSES = ("pending", "decided", "all")
-STATUS = Str(enum=STATUSES, description="pending (default), decided or all")
-CHARACTER = Str(description="only this character")
+STATUS: Schema = Schema(
+    Literal["pending", "decided", "all"], description="pending (default), decided or all"
+)
+CHARACTER: Schema = Schema(Text, description="only this character")
 
 
 @endpoint(

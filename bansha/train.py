@@ -7,11 +7,24 @@ director's labelled decisions (``models.labelled``) and hands them to the traine
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections.abc import Sequence
 
 from moderation.training import CATEGORIES, Post, build_parser, run
+
+#: What ``pip install '.[train]'`` adds: distribution name -> import name (pyproject.toml
+#: ``train``; the two lists are compared by tests/cli/test_extras.py).
+TRAIN_PACKAGES: dict[str, str] = {
+    "scikit-learn": "sklearn",
+    "scipy": "scipy",
+    "skops": "skops",
+    "tqdm": "tqdm",
+    "matplotlib": "matplotlib",
+    "threadpoolctl": "threadpoolctl",
+}
+TRAIN_MODULES: tuple[str, ...] = tuple(TRAIN_PACKAGES.values())
 
 #: Where decisions are read from without ``DATABASE_URL`` (the service's default database).
 DEFAULT_DATABASE_URL = "sqlite:///var/bansha.sqlite3"
@@ -64,8 +77,21 @@ def _hide_password(url: str) -> str:
         return url
 
 
+def missing_train_modules() -> list[str]:
+    """The training extras (``.[train]``) this environment lacks."""
+    return [name for name in TRAIN_MODULES if importlib.util.find_spec(name) is None]
+
+
 def train_main(argv: Sequence[str] | None = None) -> int:
     """``bansha train [... --include-decisions]``: exit 0 on success, 2 on bad input."""
+    missing = missing_train_modules()
+    if missing:
+        print(
+            f"bansha train: 训练需要可选依赖 {', '.join(missing)}，"
+            "请先安装：pip install '.[train]'（make model 会自动安装）",
+            file=sys.stderr,
+        )
+        return 2
     parser = build_parser()
     parser.add_argument(
         "--include-decisions",

@@ -31,7 +31,6 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from forum.authors import account_key
 from forum.discuz import parse_mobile
 from forum.errors import ForumPageError
-from forum.model import ForumPost
 
 USER_AGENT = "BanshaReferee-follower/0.1 (polls one thread for a game referee)"
 _THREAD_HTML = re.compile(r"thread-(\d+)-\d+-\d+\.html$")
@@ -202,19 +201,6 @@ class Follower:
         except ForumPageError as exc:
             raise FollowError(exc.message) from None
 
-    def _body(self, post: ForumPost, character: str, day: int) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "forum_post_id": post.forum_post_id,
-            "author": character,
-            "thread": self.thread,
-            "day": day,
-            "body": post.body,
-            "posted_at": post.posted_at.isoformat(),
-        }
-        if post.reply_to:
-            body["reply_to"] = post.reply_to
-        return body
-
     def step(self) -> StepResult:
         """One poll: read the current page, submit what is new, record it."""
         roster = self._roster()
@@ -240,7 +226,7 @@ class Follower:
                 still_waiting.append(waiting)
         for post in fresh:
             character = accounts.get(account_key(post.author))
-            body = self._body(post, character or "", day)
+            body = post.api_body(character or "", self.thread, day)
             if character:
                 bodies.append(body)
             else:

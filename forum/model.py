@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 
 class Site(StrEnum):
@@ -33,6 +34,27 @@ class ForumPost:
     reply_to: str | None = None
     reply_floor: int | None = None
     edited: bool = False
+
+    def api_body(self, character: str, thread: str, day: int) -> dict[str, Any]:
+        """The post as the referee's posts endpoint takes it (``posted_at`` in ISO 8601): the one
+        form for a saved page (``api/intake.py``) and a followed thread (``forum/follower.py``).
+
+        >>> from datetime import UTC
+        >>> p = ForumPost("40001", "账号", datetime(2026, 12, 1, tzinfo=UTC), "投3号", 5)
+        >>> p.api_body("穗乃果", "vote", 2)["posted_at"]
+        '2026-12-01T00:00:00+00:00'
+        """
+        body: dict[str, Any] = {
+            "forum_post_id": self.forum_post_id,
+            "author": character,
+            "thread": thread,
+            "day": day,
+            "body": self.body,
+            "posted_at": self.posted_at.isoformat(),
+        }
+        if self.reply_to:
+            body["reply_to"] = self.reply_to
+        return body
 
 
 @dataclass(frozen=True)

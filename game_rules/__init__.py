@@ -56,7 +56,7 @@ How a ruleset plugs in
    ``engine`` (the engine id that plays it), ``player_count``, ``factions`` (key -> Chinese name)
    and ``roles`` (key -> ``{name, faction, count, ...traits}``; counts must add up to
    ``player_count``). Common optional keys: ``sheriff_weight``, ``tie_rule``,
-   ``max_vote_changes``, ``last_words``, ``red_card_timing`` (``before_vote``/``after_vote``),
+   ``last_words``, ``red_card_timing`` (``before_vote``/``after_vote``),
    ``night_order``, ``deadlines`` (minutes after 关门), ``vote_policy``, ``day_opening`` (the
    facts each day opens with), ``acceleration`` (the 加速 threshold); anything else lands in
    ``RulesetParams.extra``. A variant (M08 with 12 players: ``rulesets/m08_12.yaml``) needs only

@@ -93,6 +93,43 @@ class Result(StrEnum):
     UNDECIDED = "undecided"
 
 
+class Category(StrEnum):
+    """What a card (or a finding) is for: the one list of violation categories.
+
+    The seeds' 判罚依据 name these offences; each ruleset's ``rulesets/<id>.penalties.yaml`` maps
+    the ones it forbids to its article. The game core owns the list because a card is a game
+    fact and the core is the layer everything else stands on (the service, the console, the
+    database's CHECK constraint); the screener, which may not import the core, names the subset
+    its words and rules find (``lexicons.loader.CATEGORIES``, ``RULE_CATEGORIES``) and
+    ``lexicons/categories.yaml`` their Chinese names, in this order (tests/test_one_source.py).
+    """
+
+    # found by the screener's words and sentence patterns
+    INSULT = "insult"
+    OATH = "oath"
+    VEST = "vest"
+    DIRECTOR = "director"
+    EVIDENCE = "evidence"
+    REAL_LIFE = "real_life"
+    META = "meta"
+    EMOTIONAL = "emotional"
+    # found by the screener's rules over the raw post
+    FONT = "font"
+    WATER = "water"
+    # game facts, judged by the core or the director
+    ZOMBIE = "zombie"
+    LURKING = "lurking"
+    NO_VOTE = "no_vote"
+    MISSED_ACTION = "missed_action"
+    MULTI_ACCOUNT = "multi_account"
+    CHEATING = "cheating"
+    AVATAR = "avatar"
+    OFF_SITE = "off_site"
+    DELETE_POST = "delete_post"
+    FLOOR_REPLY = "floor_reply"
+    OTHER = "other"
+
+
 class CardColour(Enum):
     """The four colours of the seeds' 判罚制度, ordered by :attr:`rank`.
 
@@ -187,6 +224,7 @@ __all__ = [
     "SHOT",
     "VOTE",
     "CardColour",
+    "Category",
     "Cause",
     "Phase",
     "Result",

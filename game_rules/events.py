@@ -19,6 +19,10 @@ must still hold only JSON values (str, int, float, bool, None, lists, dicts) plu
 level, which serialise as lists.
 """
 
+# Repeated on purpose: every event is declared the same way (register_event, quick_frozen, a
+# frozen slotted dataclass with its TYPE, scope and fields): one small value type per fact the
+# log records, which duplicates reports as shared shape.
+
 from __future__ import annotations
 
 import dataclasses

@@ -605,15 +605,7 @@ class M08(WerewolfRuleset):
         state = game.state
         for i, step in enumerate(steps):
             if step.kind == "tell" and step.character is not None:
-                game.emit(
-                    Told(
-                        (step.character,),
-                        state.day,
-                        step.detail,
-                        step.by or "info",
-                        dict(step.value or {}),
-                    )
-                )
+                self.tell_step(game, step)
             elif step.kind == "eliminate" and step.character is not None:
                 self.eliminate(game, step.character, step.detail, step.by)
                 if state.decisions:

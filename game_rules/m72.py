@@ -304,15 +304,7 @@ class M72(WerewolfRuleset):
         state = game.state
         for step in steps:
             if step.kind == "tell" and step.character is not None:
-                game.emit(
-                    Told(
-                        (step.character,),
-                        state.day,
-                        step.detail,
-                        step.by or "info",
-                        dict(step.value or {}),
-                    )
-                )
+                self.tell_step(game, step)
             elif step.kind == "flag":
                 game.emit(FlagSet(step.detail, step.value))
                 if step.detail == "slander":

@@ -5,8 +5,8 @@ A parameters file names the engine that plays it (``engine: m08``), so a variant
 file may say ``extends: <id>`` and hold only what differs from that file (``m08_12.yaml``).
 
 >>> p = load_params("m72")
->>> p.player_count, p.sheriff_weight, p.max_vote_changes, p.red_card_timing
-(12, Fraction(2, 1), None, 'after_vote')
+>>> p.player_count, p.sheriff_weight, p.red_card_timing
+(12, Fraction(2, 1), 'after_vote')
 >>> load_params("m08", {"sheriff_weight": "2"}).sheriff_weight
 Fraction(2, 1)
 """
@@ -52,7 +52,6 @@ class RulesetParams:
     factions: Mapping[str, str]
     sheriff_weight: Fraction | None
     tie_rule: str
-    max_vote_changes: int | None
     last_words: int | None
     red_card_timing: str
     deadlines: Mapping[str, int]
@@ -194,7 +193,12 @@ def params_from_mapping(data: Mapping[str, Any]) -> RulesetParams:
     timing = str(data.get("red_card_timing", "before_vote"))
     if timing not in RED_CARD_TIMINGS:
         raise ParameterError(message=f"red_card_timing must be one of {RED_CARD_TIMINGS}")
-    changes = data.get("max_vote_changes")
+    if "max_vote_changes" in data:
+        # the limit has one place, <engine>.votes.yaml; a second spelling would need a precedence
+        raise ParameterError(
+            message="max_vote_changes is gone: the change limit is max_changes in "
+            "rulesets/<engine>.votes.yaml; override it with vote_policy: {max_changes: N}"
+        )
     known = {
         "id",
         "engine",
@@ -204,7 +208,6 @@ def params_from_mapping(data: Mapping[str, Any]) -> RulesetParams:
         "factions",
         "sheriff_weight",
         "tie_rule",
-        "max_vote_changes",
         "last_words",
         "red_card_timing",
         "deadlines",
@@ -220,7 +223,6 @@ def params_from_mapping(data: Mapping[str, Any]) -> RulesetParams:
         factions=factions,
         sheriff_weight=_fraction(data.get("sheriff_weight"), "sheriff_weight"),
         tie_rule=str(data.get("tie_rule", "none")),
-        max_vote_changes=None if changes is None else int(changes),
         last_words=last_words,
         red_card_timing=timing,
         deadlines={str(k): int(v) for k, v in dict(data.get("deadlines", {})).items()},

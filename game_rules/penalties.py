@@ -59,7 +59,7 @@ from typing import Any
 
 import yaml
 
-from game_rules.enums import CardColour
+from game_rules.enums import CardColour, Category
 from game_rules.errors import (
     GameRuleError,
     ParameterError,
@@ -358,16 +358,8 @@ class ActivityRules:
     no_vote_quote: str
 
 
-KNOWN_CATEGORIES = frozenset(
-    {
-        # moderation findings
-        "insult", "oath", "vest", "director", "evidence", "real_life", "meta", "emotional",
-        "font", "water",
-        # game facts
-        "lurking", "no_vote", "missed_action", "zombie", "avatar", "off_site", "multi_account",
-        "cheating", "delete_post", "floor_reply", "other",
-    }
-)  # fmt: skip
+#: Every category a card may carry, as plain strings (:class:`~game_rules.enums.Category`).
+KNOWN_CATEGORIES: frozenset[str] = frozenset(c.value for c in Category)
 
 
 @dataclass(frozen=True)

@@ -598,6 +598,7 @@ class BallotBox:
             return replace(self, changes_voided=True)
         return self
 
+    # Its keywords repeat admit_ballot's on purpose: cast is that judgement over an immutable box.
     def cast(
         self,
         ballot: Ballot,

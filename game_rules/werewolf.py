@@ -68,6 +68,7 @@ from game_rules.votes import Ballot, BallotBox, Tally, VotePolicy, admit_ballot,
 
 if TYPE_CHECKING:
     from game_rules.game import Game
+    from game_rules.night import Step
 
 # The game clock is aware: a time given without an offset is read as UTC (its wall-clock text is
 # kept), and untimed ballots are placed on a synthetic UTC clock. So a day may mix ballots ordered
@@ -111,8 +112,6 @@ def vote_policy_for(params: RulesetParams) -> VotePolicy:
     if cached is not None and cached[0] is params:
         return cached[1]
     mapping = dict(params.vote_policy)
-    if "max_vote_changes" in params.raw:
-        mapping.setdefault("max_changes", params.max_vote_changes)
     try:
         policy = VotePolicy.from_mapping(mapping, ruleset=params.engine)
     except UnknownRulesetError:
@@ -662,6 +661,12 @@ class WerewolfRuleset(Ruleset):
             actor, decision = pending[0]
             handlers[decision][1](game, actor)
         self.advance(game)
+
+    def tell_step(self, game: Game, step: Step) -> None:
+        """A night's ``tell`` step as the private notice its character receives."""
+        assert step.character is not None
+        detail = dict(step.value or {})
+        game.emit(Told((step.character,), game.state.day, step.detail, step.by or "info", detail))
 
     def succession_options(self, state: GameState, actor: str) -> list[Action]:
         """Legal successors of a dead sheriff."""

@@ -47,7 +47,9 @@ __all__ = [
     "read_text",
 ]
 
-#: Categories that lexicon terms and sentence patterns can carry.
+#: Categories that lexicon terms and sentence patterns can carry: the screener's one list (the
+#: trainer's labels are these); each is a ``game_rules.enums.Category``, in its order, and
+#: ``categories.yaml`` names it (tests/test_one_source.py).
 CATEGORIES: tuple[str, ...] = (
     "insult",
     "oath",
@@ -287,14 +289,25 @@ class SeverityHint:
 
 @dataclass(frozen=True)
 class ArticleText:
-    """One numbered clause of a ruleset's 判罚依据, quoted from the seed.
+    """One numbered clause of a ruleset's 判罚依据, quoted from the seed: what a finding cites.
 
     ``severity`` overrides the category's hint when the seed words this clause differently.
+    The texts are the game core's (``game_rules/rulesets/<id>.penalties.yaml``), copied here
+    because the screener may not read the core, and compared with it by tests/test_one_source.py.
+
+    >>> ArticleText("3(1)", "禁止明显的发誓、诅咒句式", ruleset="m08").label
+    'M08 判罚依据 3(1)'
     """
 
     code: str
     text: str
     severity: SeverityHint | None = None
+    ruleset: str = ""
+
+    @property
+    def label(self) -> str:
+        """Human-readable citation, e.g. ``M08 判罚依据 3(1)``."""
+        return f"{self.ruleset.upper()} 判罚依据 {self.code}"
 
 
 @dataclass(frozen=True)
@@ -347,7 +360,9 @@ def load_articles(ruleset: str) -> RulesetArticles:
         if cat not in CATEGORIES and cat not in RULE_CATEGORIES:
             raise LexiconFormatError(f"{where}: unknown category")
         listed = _require(body, "articles", where).items()
-        arts = {str(key): _article(a, f"{where}.{key}") for key, a in listed if a is not None}
+        arts = {
+            str(key): _article(a, f"{where}.{key}", ruleset) for key, a in listed if a is not None
+        }
         unruled = frozenset(str(key) for key, a in listed if a is None)
         if not arts:
             raise LexiconFormatError(f"{where}: no article with a clause")
@@ -361,7 +376,7 @@ def load_articles(ruleset: str) -> RulesetArticles:
     for key, body in (data.get("fixed") or {}).items():
         where = f"{name}: fixed.{key}"
         fixed[str(key)] = (
-            _article(body, where),
+            _article(body, where, ruleset),
             _severity(_require(body, "severity", where), where),
         )
     return RulesetArticles(
@@ -380,10 +395,11 @@ def _severity(sev: Mapping[str, Any], where: str) -> SeverityHint:
     return SeverityHint(cards, str(sev.get("text", "")))
 
 
-def _article(body: Mapping[str, Any], where: str) -> ArticleText:
+def _article(body: Mapping[str, Any], where: str, ruleset: str) -> ArticleText:
     sev = body.get("severity")
     return ArticleText(
         str(_require(body, "code", where)),
         str(_require(body, "text", where)),
         _severity(sev, where) if sev is not None else None,
+        ruleset,
     )

@@ -10,7 +10,7 @@ from sqlalchemy import JSON, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from models.base import Base
-from models.types import UTCDateTime, utcnow
+from models.types import UTCDateTime, one_of, utcnow
 
 # Tables whose rows may never change once written; the migrations install triggers enforcing it
 # (0002 the first five, 0004 the revocations, appeals and rulings).
@@ -48,6 +48,22 @@ class AuditAction(StrEnum):
     ASSISTANT = "assistant"
     #: the director marked a 公示 as posted on the forum (console; ``detail.unmarked`` undoes it)
     ANNOUNCEMENT_POSTED = "announcement_posted"
+    #: posts imported from a saved forum page or a followed thread (forum intake)
+    FORUM_INTAKE = "forum_intake"
+    #: the director said which character a forum account plays (forum intake)
+    FORUM_ACCOUNT_MAPPED = "forum_account_mapped"
+
+
+class ActorKind(StrEnum):
+    """The kinds of authenticated identity an audit entry can name (``audit_log.actor_kind``)."""
+
+    DIRECTOR = "director"
+    PLAYER = "player"
+    #: the holder of BANSHA_ADMIN_TOKEN (creates games, rules on appeals)
+    ADMIN = "admin"
+    #: whoever runs ``bansha`` on the service's host (holds the database)
+    OPERATOR = "operator"
+    PUBLIC = "public"
 
 
 class AuditEntry(Base):
@@ -62,13 +78,14 @@ class AuditEntry(Base):
     """
 
     __tablename__ = "audit_log"
+    __table_args__ = (one_of("action", AuditAction), one_of("actor_kind", ActorKind))
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     actor: Mapped[str] = mapped_column(String(64))
     action: Mapped[str] = mapped_column(String(32))
-    actor_kind: Mapped[str | None] = mapped_column(String(16), nullable=True)
-    actor_token_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    actor_ref: Mapped[str | None] = mapped_column(String(80), nullable=True)
+    actor_kind: Mapped[str | None] = mapped_column(String(16))  # ActorKind
+    actor_token_id: Mapped[int | None] = mapped_column(Integer)
+    actor_ref: Mapped[str | None] = mapped_column(String(80))
     detail: Mapped[dict[str, Any]] = mapped_column(JSON)

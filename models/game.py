@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import JSON, Boolean, ForeignKey, Integer, String, UniqueConstraint
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from models.base import Base
-from models.types import UTCDateTime, utcnow
+from models.types import UTCDateTime, one_of, utcnow
+
+
+class TokenKind(StrEnum):
+    """Whose a token is (``tokens.kind``): a game's director's, or one character's player's."""
+
+    DIRECTOR = "director"
+    PLAYER = "player"
 
 
 class Game(Base):
@@ -34,6 +42,14 @@ class Game(Base):
     accelerated_days: Mapped[list[int]] = mapped_column(JSON, default=list)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
+    #: the log, in order (``GameEvent.seq``), and the tokens that reach the game
+    events: Mapped[list[GameEvent]] = relationship(
+        back_populates="game", order_by="GameEvent.seq", viewonly=True
+    )
+    tokens: Mapped[list[Token]] = relationship(
+        back_populates="game", order_by="Token.id", viewonly=True
+    )
+
 
 class GameEvent(Base):
     """One event of a game's log, serialised by the game core; never updated or deleted."""
@@ -48,6 +64,8 @@ class GameEvent(Base):
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
+    game: Mapped[Game] = relationship(back_populates="events", viewonly=True)
+
 
 class Token(Base):
     """An access token, stored only as its SHA-256: a director's (whole game) or a player's.
@@ -57,11 +75,14 @@ class Token(Base):
     """
 
     __tablename__ = "tokens"
+    __table_args__ = (one_of("kind", TokenKind),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
-    kind: Mapped[str] = mapped_column(String(16))  # "director" | "player"
-    character: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    kind: Mapped[str] = mapped_column(String(16))  # TokenKind
+    character: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    game: Mapped[Game] = relationship(back_populates="tokens", viewonly=True)

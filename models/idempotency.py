@@ -41,5 +41,5 @@ class IdempotencyKey(Base):
     response: Mapped[dict[str, Any]] = mapped_column(JSON)
     # The first response's tokens, sealed (Fernet) under the service's secret; None for rows
     # from before revision 0005, whose tokens (derived from the key) that migration revoked.
-    sealed_tokens: Mapped[str | None] = mapped_column(Text, nullable=True)
+    sealed_tokens: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

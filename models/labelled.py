@@ -5,6 +5,9 @@ the suggestion's categories when a card was given, ``[]`` (clean) when it was di
 ``bansha train --include-decisions`` reads them with :func:`load_labelled_examples`.
 """
 
+# Repeated on purpose: tables are declared column by column in SQLAlchemy's typed style (an id,
+# the game it belongs to, who and when), so tables of the same kind share shape.
+
 from __future__ import annotations
 
 from dataclasses import dataclass

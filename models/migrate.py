@@ -20,7 +20,14 @@ from models.database import default_database_url, make_engine, normalise_url
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 
-__all__ = ["alembic_config", "current_revision", "make_engine", "upgrade"]
+__all__ = ["MigrationRefused", "alembic_config", "current_revision", "make_engine", "upgrade"]
+
+
+class MigrationRefused(RuntimeError):
+    """A migration found rows it cannot carry over and stopped before changing anything.
+
+    The message names the rows and what to do (shown by ``bansha db upgrade``).
+    """
 
 
 def alembic_config(database_url: str | None = None) -> Config:

@@ -8,15 +8,19 @@ not stored twice: a card of a character belongs to the seat that held the charac
 was issued (:attr:`Seat.after_card_id`, see :mod:`api.seats`).
 """
 
+# Repeated on purpose: tables are declared column by column in SQLAlchemy's typed style (an id,
+# the game it belongs to, who and when), so tables of the same kind share shape.
+
 from __future__ import annotations
 
 from datetime import datetime
 
 from sqlalchemy import Boolean, ForeignKey, Integer, String, Text, UniqueConstraint
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from game_rules.enums import Result
 from models.base import Base
-from models.types import UTCDateTime, utcnow
+from models.types import UTCDateTime, one_of, utcnow
 
 
 class ForumPlayer(Base):
@@ -29,6 +33,11 @@ class ForumPlayer(Base):
     name: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
+    #: every name that resolves to this player (the display name among them)
+    names: Mapped[list[PlayerName]] = relationship(
+        back_populates="player", order_by="PlayerName.id", viewonly=True
+    )
+
 
 class PlayerName(Base):
     """A name (the display name or an alias, NFKC-normalised) that resolves to one player."""
@@ -39,6 +48,8 @@ class PlayerName(Base):
     name: Mapped[str] = mapped_column(String(64), unique=True)
     player_id: Mapped[int] = mapped_column(ForeignKey("forum_players.id"), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    player: Mapped[ForumPlayer] = relationship(back_populates="names", viewonly=True)
 
 
 class Seat(Base):
@@ -59,12 +70,17 @@ class Seat(Base):
     after_card_id: Mapped[int] = mapped_column(Integer, default=0)
     since: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
+    player: Mapped[ForumPlayer] = relationship(viewonly=True)
+
 
 class CharacterResult(Base):
     """A character's role and its faction's result, written once when the game ends."""
 
     __tablename__ = "character_results"
-    __table_args__ = (UniqueConstraint("game_id", "character", name="uq_character_results_seat"),)
+    __table_args__ = (
+        UniqueConstraint("game_id", "character", name="uq_character_results_seat"),
+        one_of("result", Result),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), index=True)
@@ -73,7 +89,7 @@ class CharacterResult(Base):
     role_name: Mapped[str] = mapped_column(String(64))
     faction: Mapped[str] = mapped_column(String(32))
     faction_name: Mapped[str] = mapped_column(String(64))
-    #: "win" | "lose" | "undecided" (game_rules.outcome)
+    #: game_rules.enums.Result
     result: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
@@ -91,8 +107,8 @@ class Ban(Base):
     player_id: Mapped[int] = mapped_column(ForeignKey("forum_players.id"), index=True)
     card_id: Mapped[int] = mapped_column(ForeignKey("cards.id"), index=True)
     reason: Mapped[str] = mapped_column(Text)
-    until: Mapped[datetime | None] = mapped_column(UTCDateTime, nullable=True)
-    games: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    until: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    games: Mapped[int | None] = mapped_column(Integer)
     banned_by: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any
 
-from sqlalchemy import DateTime
+from sqlalchemy import CheckConstraint, DateTime
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 
@@ -39,3 +41,21 @@ class UTCDateTime(TypeDecorator[datetime]):
 def utcnow() -> datetime:
     """The current time, aware, in UTC."""
     return datetime.now(UTC)
+
+
+def one_of(column: str, members: Iterable[Enum]) -> CheckConstraint:
+    """``CHECK (column IN (...))`` over an enum's values: a closed set stored as its string keys.
+
+    The constraint is named ``ck_<table>_<column>`` (``models.base.NAMING_CONVENTION``) and keeps
+    ``(column, values)`` in ``info["one_of"]`` for migrations and tests. A NULL passes (SQL's
+    three-valued ``IN``), so a nullable column keeps its NULLs.
+
+    >>> from game_rules.enums import Result
+    >>> str(one_of("result", Result).sqltext)
+    "result IN ('win', 'lose', 'undecided')"
+    """
+    values = tuple(str(m.value) for m in members)
+    quoted = ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+    check = CheckConstraint(f"{column} IN ({quoted})", name=column)
+    check.info["one_of"] = (column, values)
+    return check

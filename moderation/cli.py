@@ -134,9 +134,32 @@ def _count_lines(path: str) -> int | None:
         return None
 
 
-def _screen_file(args: argparse.Namespace, screener: Screener) -> int:
-    from tqdm import tqdm
+class _NoBar:
+    """Stands in for a tqdm bar where tqdm (an extra, ``.[train]``) is not installed."""
 
+    def __init__(self, total: int | None, **_: Any) -> None:
+        self.total = total
+        self.n = 0
+
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: int) -> None:
+        self.n += n
+
+
+def _progress_bar() -> Any:
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _NoBar
+    return tqdm
+
+
+def _screen_file(args: argparse.Namespace, screener: Screener) -> int:
     errors: list[str] = []
     path: str = args.file
     try:
@@ -149,7 +172,7 @@ def _screen_file(args: argparse.Namespace, screener: Screener) -> int:
     total = _count_lines(path)
     out = sys.stdout
     try:
-        with tqdm(total=total, file=sys.stderr, unit="帖", desc="screen") as bar:
+        with _progress_bar()(total=total, file=sys.stderr, unit="帖", desc="screen") as bar:
             batch: list[tuple[int, Any, str]] = []
             for item in _read_posts(stream, errors):
                 batch.append(item)

@@ -31,6 +31,7 @@ import yaml
 from lexicons.loader import (
     CATEGORIES,
     RULE_CATEGORIES,
+    ArticleText,
     RulesetArticles,
     SeverityHint,
     known_rulesets,
@@ -44,7 +45,7 @@ from moderation.normalize import NormalizedText, normalize
 from moderation.patterns import default_patterns
 from moderation.rules import font_candidates, water_candidate
 from moderation.senses import apply_senses
-from moderation.speaker import RULE_VOICES, Voice, citations, may_cite, read
+from moderation.speaker import RULE_VOICES, TIELIAN, Voice, citations, may_cite, read
 
 if TYPE_CHECKING:
     from moderation.classifier import Evidence
@@ -58,11 +59,11 @@ __all__ = [
     "Article",
     "Finding",
     "Layer",
+    "NoArticlesError",
     "PostTooLargeError",
     "ScreenResult",
     "Screener",
     "Severity",
-    "UnknownRulesetError",
     "display_names",
     "load_default_classifier",
     "screen",
@@ -104,8 +105,12 @@ class PostTooLargeError(ValueError):
         self.index = index
 
 
-class UnknownRulesetError(KeyError):
-    """No articles file exists for the requested ruleset id."""
+class NoArticlesError(KeyError):
+    """No articles file (``lexicons/articles/<id>.yaml``) exists for the requested ruleset id.
+
+    The screener's own error: an unknown *game* ruleset is ``game_rules.UnknownRulesetError``
+    (the two packages know nothing of each other; the service checks the game's ruleset first).
+    """
 
     def __init__(self, ruleset: str) -> None:
         super().__init__(f"未知规则集 {ruleset!r}；可用：{', '.join(known_rulesets())}")
@@ -115,22 +120,8 @@ class UnknownRulesetError(KeyError):
         return str(self.args[0])
 
 
-@dataclass(frozen=True)
-class Article:
-    """One clause of a ruleset's 判罚依据, in the seed's own wording.
-
-    >>> Article("m08", "3(1)", "禁止明显的发誓、诅咒句式").label
-    'M08 判罚依据 3(1)'
-    """
-
-    ruleset: str
-    code: str
-    text: str
-
-    @property
-    def label(self) -> str:
-        """Human-readable citation, e.g. ``M08 判罚依据 3(1)``."""
-        return f"{self.ruleset.upper()} 判罚依据 {self.code}"
+#: The clause a finding cites: the screener's data record itself (ruleset, code, seed text).
+Article = ArticleText
 
 
 @dataclass(frozen=True)
@@ -279,7 +270,7 @@ class Screener:
         layers: Layer = Layer.ALL,
     ) -> None:
         if ruleset not in known_rulesets():
-            raise UnknownRulesetError(ruleset)
+            raise NoArticlesError(ruleset)
         self.ruleset = ruleset
         self.articles: RulesetArticles = load_articles(ruleset)
         self.classifier: Classifier | None = (
@@ -481,8 +472,7 @@ class Screener:
                 self._cited[key] = None
             else:
                 art = cat.articles.get(article_key) or cat.articles[cat.default]
-                clause = Article(self.ruleset, art.code, art.text)
-                self._cited[key] = clause, art.severity or cat.severity
+                self._cited[key] = art, art.severity or cat.severity
         return self._cited[key]
 
     def _predict(
@@ -588,8 +578,6 @@ def _article_key(articles: Mapping[str, Any], article: Article) -> str:
 
 #: The article key of a citation of someone else's 贴脸 (M72 2(8)).
 _CITE = "cite"
-#: What a citation quotes: the oath, outburst or insult it cites.
-_TIELIAN = frozenset({"oath", "emotional", "insult"})
 
 
 def _inside(f: Finding, quoting: Sequence[Candidate]) -> bool:
@@ -597,7 +585,7 @@ def _inside(f: Finding, quoting: Sequence[Candidate]) -> bool:
     inside a hit under a key the ruleset has no clause for."""
     for q in quoting:
         if q.start <= f.start and f.end <= q.end:
-            if q.article == _CITE and f.category in _TIELIAN and f.category != q.category:
+            if q.article == _CITE and f.category in TIELIAN and f.category != q.category:
                 return True
             if q.article != _CITE and q.category == f.category:
                 return True

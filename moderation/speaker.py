@@ -428,7 +428,8 @@ def _reported(clean: str, cues: _Cues, add: Any, present: set[str]) -> None:
 
 # -- M72 2(8) ------------------------------------------------------------------------------------
 
-_TIELIAN = frozenset({"oath", "emotional", "insult"})
+#: What a 贴脸 is, for M72 2(8) (以“贴脸”作为讨论依据): the categories a citation may quote
+TIELIAN = frozenset({"oath", "emotional", "insult"})
 _CITED_VOICES = frozenset({Voice.PLAYER, Voice.REPORTED})
 
 
@@ -458,7 +459,7 @@ def citations(reading: Reading, candidates: Sequence[Candidate]) -> list[Candida
         if q.voice not in _CITED_VOICES:
             continue
         tielian = q.act or any(
-            c.category in _TIELIAN and q.start <= c.start and c.end <= q.end for c in candidates
+            c.category in TIELIAN and q.start <= c.start and c.end <= q.end for c in candidates
         )
         if not tielian:
             continue

@@ -8,6 +8,9 @@ after an edit would test the old compiled code, so the session stops and says ho
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 import game_rules
@@ -37,3 +40,20 @@ def pytest_configure(config: pytest.Config) -> None:
             + "): run `make test` (it rebuilds), or `.venv/bin/pip install -e .`",
             returncode=4,
         )
+
+
+#: The seeds (the specification) sit beside the repository: ``../shared/seeds`` from its root.
+#: ``BANSHA_SEEDS`` names another folder (a git worktree lives one level deeper).
+SEEDS_BESIDE_THE_REPO = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
+
+
+@pytest.fixture(scope="session")
+def seeds_dir() -> Path:
+    """The seeds' folder; a test that needs them skips, saying where they were looked for."""
+    folder = Path(os.environ.get("BANSHA_SEEDS") or SEEDS_BESIDE_THE_REPO)
+    if not any(folder.glob("*.txt")):
+        pytest.skip(
+            f"the seeds are not at {folder}: they sit beside the repository as ../shared/seeds "
+            "(set BANSHA_SEEDS to the folder that holds them)"
+        )
+    return folder

@@ -35,6 +35,12 @@ def _check_csrf() -> tuple[str, int] | None:
     """Every console form must carry the session's CSRF token."""
     if request.method not in UNSAFE_METHODS:
         return None
+    return csrf_refusal()
+
+
+def csrf_refusal() -> tuple[str, int] | None:
+    """The error page (400) for a form without the session's CSRF token, or None when it has it;
+    every blueprint serving the console's forms checks with this."""
     try:
         validate_csrf(request.form.get("csrf_token"))
     except ValidationError:

@@ -325,13 +325,7 @@ def decide_suggestion(
         raise ConsoleError("没有这条待审建议") from exc
     except ApiError as exc:
         raise ConsoleError(api_message(exc)) from exc
-    ejected = result.get("ejected") or {}
-    return DecisionResult(
-        colour=colour,
-        cards=[f"{c['character']}：{colour_label(c['colour'])}" for c in result["cards"]],
-        announcements=list(ejected.get("announcements", [])),
-        ended=bool(result["outcome"].get("ended")),
-    )
+    return DecisionResult.of(colour, result)
 
 
 __all__ = [

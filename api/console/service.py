@@ -39,6 +39,7 @@ from api.gameplay import Game, action_from_json
 from api.locking import locked_game, read_game
 from api.schema import SchemaError
 from api.store import audit
+from game_rules.enums import Category
 from game_rules.params import load_params
 from game_rules.penalties import CardColour
 from models.cards import Card, Suggestion
@@ -50,12 +51,13 @@ RULESETS = ("m72", "m08", "m08_12", "wa004", "wa004_consent")
 #: forum times are shown in the forum's zone (the seeds' 关门 times are Beijing time)
 DEFAULT_TIMEZONE = "Asia/Shanghai"
 DECIDABLE = ("blue", "yellow", "red", "green")
-#: categories offered for a card given directly, most common direct reds first
-MANUAL_CATEGORY_ORDER = (
-    "multi_account", "cheating", "insult", "oath", "emotional", "vest", "director", "evidence",
-    "real_life", "meta", "font", "zombie", "missed_action", "avatar", "off_site", "delete_post",
-    "floor_reply", "other",
-)  # fmt: skip
+#: categories offered for a card given directly: the most common direct reds first, then the rest
+#: in the core's order; 潜水/未投票 are the close's own yellows and a water post is no offence
+_MANUAL_FIRST = (Category.MULTI_ACCOUNT, Category.CHEATING)
+_NOT_BY_HAND = frozenset({Category.LURKING, Category.NO_VOTE, Category.WATER})
+MANUAL_CATEGORY_ORDER: tuple[str, ...] = tuple(
+    dict.fromkeys(c.value for c in (*_MANUAL_FIRST, *Category) if c not in _NOT_BY_HAND)
+)
 
 
 class ConsoleError(Exception):
@@ -349,6 +351,18 @@ class DecisionResult:
     cards: list[str] = field(default_factory=list)
     announcements: list[str] = field(default_factory=list)
     ended: bool = False
+
+    @classmethod
+    def of(cls, colour: str, result: Mapping[str, Any]) -> DecisionResult:
+        """From a ruling's response (``api.rulings.decide``): the cards it gave, the ejection's
+        announcements, whether the game ended."""
+        ejected = result.get("ejected") or {}
+        return cls(
+            colour=colour,
+            cards=[f"{c['character']}：{colour_label(c['colour'])}" for c in result["cards"]],
+            announcements=list(ejected.get("announcements", [])),
+            ended=bool(result["outcome"].get("ended")),
+        )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -161,13 +161,7 @@ def give_card(
         ) from None
     except ApiError as exc:
         raise ConsoleError(api_message(exc)) from exc
-    ejected = result.get("ejected") or {}
-    return DecisionResult(
-        colour=colour,
-        cards=[f"{c['character']}：{colour_label(c['colour'])}" for c in result["cards"]],
-        announcements=list(ejected.get("announcements", [])),
-        ended=bool(result["outcome"].get("ended")),
-    )
+    return DecisionResult.of(colour, result)
 
 
 def declare_lost(

@@ -10,6 +10,7 @@ token ids it replaces, so a resubmission is refused rather than replacing the to
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from flask import (
@@ -84,6 +85,20 @@ def _page(template: str, **context: Any) -> str:
 
 def _back(endpoint: str, **values: Any) -> BaseResponse:
     return redirect(url_for(endpoint, **values))
+
+
+def _done(message: str, lines: Sequence[str], endpoint: str = "console.day_night") -> BaseResponse:
+    """Flash what was done and each 公示 it produced, then back to ``endpoint``."""
+    flash(message, "ok")
+    for line in lines:
+        flash(f"公示：{line}", "info")
+    return _back(endpoint)
+
+
+def _refused(exc: FormInputError | ConsoleError, endpoint: str, **values: Any) -> BaseResponse:
+    """Flash why the form was refused (nothing changed), then back to ``endpoint``."""
+    flash(str(exc) if isinstance(exc, FormInputError) else exc.message, "error")
+    return _back(endpoint, **values)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,8 +290,7 @@ def confirm_revocation(cid: str) -> BaseResponse | str:
         card_id = service.ensure_int(cid, "牌编号")
         preview = trust.preview_revocation(_director_game(), card_id)
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.players", _anchor="revoke")
+        return _refused(exc, "console.players", _anchor="revoke")
     return _page("console/revoke_card.html", preview=preview)
 
 
@@ -292,8 +306,7 @@ def revoke_card(cid: str) -> BaseResponse:
             actor=_actor(),
         )
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.players", _anchor="revoke")
+        return _refused(exc, "console.players", _anchor="revoke")
     for line in lines:
         flash(line, "red" if line.startswith("公示") else "ok")
     return _back("console.players", _anchor="revoke")
@@ -311,8 +324,7 @@ def rule_appeal(aid: str) -> BaseResponse:
             note=request.form.get("note", ""),
         )
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.players", _anchor="appeals")
+        return _refused(exc, "console.players", _anchor="appeals")
     flash(f"已裁决申诉：{name}", "ok")
     return _back("console.players", _anchor="appeals")
 
@@ -355,8 +367,7 @@ def give_card() -> BaseResponse | str:
     except verdicts.NeedsConfirmation as exc:
         return _page("console/verdict_confirm.html", confirm=exc)
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.players")
+        return _refused(exc, "console.players")
     flash("已判罚：" + "；".join(result.cards), "ok")
     for line in result.announcements:
         flash(f"公示：{line}", "red")
@@ -400,8 +411,7 @@ def substitute() -> BaseResponse:
             actor_label=_actor(),
         )
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.players", _anchor="substitute")
+        return _refused(exc, "console.players", _anchor="substitute")
     flash(f"已更换替补：{new} 接替 {old}（{character}）", "ok")
     flash(
         f"替补不会更换玩家令牌：请在「玩家令牌」中为{character}重发令牌，私下发给{new}，"
@@ -424,8 +434,7 @@ def revoke_token() -> BaseResponse:
             reason=request.form.get("reason", ""),
         )
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.players", _anchor="tokens")
+        return _refused(exc, "console.players", _anchor="tokens")
     if revoked:
         flash(f"已吊销{character}的玩家令牌：旧令牌立即失效。需要新令牌时请点「重发令牌」", "ok")
     else:
@@ -446,8 +455,7 @@ def reissue_token() -> BaseResponse | str:
             reason=request.form.get("reason", ""),
         )
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.players", _anchor="tokens")
+        return _refused(exc, "console.players", _anchor="tokens")
     # Rendered directly (not redirected), like a new game's tokens: the new token is in this
     # response only (no-store), never in a URL, the flash cookie, the session or a log line.
     return _page("console/token_issued.html", change=change)
@@ -467,8 +475,7 @@ def last_words() -> BaseResponse:
             actor_label=_actor(),
         )
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.players", _anchor="last-words")
+        return _refused(exc, "console.players", _anchor="last-words")
     if abandon:
         flash(f"{character}放弃遗言", "ok")
     elif lines:
@@ -541,8 +548,7 @@ def close_day() -> BaseResponse:
             actor_label=_actor(),
         )
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.day_night")
+        return _refused(exc, "console.day_night")
     closed = result["closed"]["day"]
     cards, queued = len(result["cards"]), len(result["suggestions"])
     message = f"第{closed}天已关门：固定判罚{cards}张，待审{queued}条"
@@ -571,8 +577,7 @@ def schedule_close() -> BaseResponse:
             actor_label=_actor(),
         )
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.day_night")
+        return _refused(exc, "console.day_night")
     flash(f"关门时间：{service.local_time(moment, '%Y-%m-%d %H:%M')}", "ok")
     return _back("console.day_night")
 
@@ -586,12 +591,8 @@ def close_night() -> BaseResponse:
     try:
         lines = day.close_current_night(_director_game(), actor_label=_actor())
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.day_night")
-    flash("夜晚已结算", "ok")
-    for line in lines:
-        flash(f"公示：{line}", "info")
-    return _back("console.day_night")
+        return _refused(exc, "console.day_night")
+    return _done("夜晚已结算", lines)
 
 
 @console_bp.post("/action")
@@ -610,12 +611,8 @@ def night_action() -> BaseResponse:
             actor_label=_actor(),
         )
     except (FormInputError, ConsoleError) as exc:
-        flash(str(exc) if isinstance(exc, FormInputError) else exc.message, "error")
-        return _back("console.day_night")
-    flash(f"已记录：{request.form.get('actor', '')}的行动", "ok")
-    for line in lines:
-        flash(f"公示：{line}", "info")
-    return _back("console.day_night")
+        return _refused(exc, "console.day_night")
+    return _done(f"已记录：{request.form.get('actor', '')}的行动", lines)
 
 
 def _chosen_target() -> str | None:
@@ -643,8 +640,7 @@ def withdraw_action() -> BaseResponse:
             actor_label=_actor(),
         )
     except (FormInputError, ConsoleError) as exc:
-        flash(str(exc) if isinstance(exc, FormInputError) else exc.message, "error")
-        return _back("console.day_night")
+        return _refused(exc, "console.day_night")
     flash(f"已更正：{actor}的行动" if correct else f"已撤回：{actor}的行动", "ok")
     return _back("console.day_night")
 
@@ -656,12 +652,8 @@ def deadline() -> BaseResponse:
     try:
         lines = day.deadline_passed(_director_game(), actor_label=_actor())
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.day_night")
-    flash("时限已到：未做出的选择按规则默认处理", "ok")
-    for line in lines:
-        flash(f"公示：{line}", "info")
-    return _back("console.day_night")
+        return _refused(exc, "console.day_night")
+    return _done("时限已到：未做出的选择按规则默认处理", lines)
 
 
 @console_bp.post("/proxy")
@@ -682,8 +674,7 @@ def proxy() -> BaseResponse:
             actor_label=_actor(),
         )
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.day_night")
+        return _refused(exc, "console.day_night")
     flash(f"已代投：{voter}", "ok")
     return _back("console.day_night")
 
@@ -701,8 +692,7 @@ def mark_announcement(position: str) -> BaseResponse:
             actor_label=_actor(),
         )
     except ConsoleError as exc:
-        flash(exc.message, "error")
-        return _back("console.day_night")
+        return _refused(exc, "console.day_night")
     flash(f"已取消已发布标记：{first}" if undo else f"已标记为已发布：{first}", "ok")
     return _back("console.day_night", _anchor="announcements")
 

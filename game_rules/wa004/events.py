@@ -5,6 +5,10 @@ and ``state.flags`` (``wa004.*`` keys). ``scope``/``audience`` say who may see e
 feedback to players is sent as core ``Told`` events with the seed's wording.
 """
 
+# Repeated on purpose: every event is declared the same way (register_event, quick_frozen, a
+# frozen slotted dataclass with its TYPE, scope and fields): one small value type per fact the
+# log records, which duplicates reports as shared shape.
+
 from __future__ import annotations
 
 from dataclasses import dataclass

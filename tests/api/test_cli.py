@@ -28,7 +28,7 @@ def test_db_upgrade_creates_the_default_sqlite_file_from_any_directory(
             "idempotency_keys"} <= tables  # fmt: skip
     assert db_main(["upgrade"]) == 0  # idempotent
     assert db_main(["current"]) == 0
-    assert capsys.readouterr().out.strip().endswith("0006")
+    assert capsys.readouterr().out.strip().endswith("0007")
 
 
 def test_db_rejects_bad_usage(capsys: pytest.CaptureFixture[str]) -> None:

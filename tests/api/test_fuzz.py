@@ -44,7 +44,7 @@ from sqlalchemy import inspect, text
 from api import schemas
 from api.idempotency import KEY_FORMAT
 from api.openapi import ENDPOINTS
-from api.schema import Field, SchemaError
+from api.schema import Schema, SchemaError
 from game_rules.penalties import KNOWN_CATEGORIES
 
 # ---------------------------------------------------------------------------------------------
@@ -215,7 +215,7 @@ def cases(
     draw: st.DrawFn,
     shapes: list[Shape],
     names: st.SearchStrategy[str],
-    schema: Field,
+    schema: Schema,
     nested: dict[str, Shape] | None = None,
     hows: tuple[str, ...] = HOWS,
 ) -> Case:
@@ -301,7 +301,7 @@ def _escaped(value: str) -> str:
     return json.dumps(value, ensure_ascii=True)[1:-1]
 
 
-def schema_path(schema: Field, body: Any) -> str | None:
+def schema_path(schema: Schema, body: Any) -> str | None:
     """The path the endpoint's own schema refuses ``body`` at, or None when it accepts it."""
     try:
         schema.validate(body)
@@ -315,7 +315,7 @@ def schema_path(schema: Field, body: Any) -> str | None:
 
 
 def check_answer(
-    response: Any, method: str, rule: str, case: Case, schema: Field, allowed: set[int]
+    response: Any, method: str, rule: str, case: Case, schema: Schema, allowed: set[int]
 ) -> dict[str, Any] | None:
     """Check ``response`` to ``case``; the error object for a non-2xx answer, None for a 2xx.
 
@@ -726,7 +726,9 @@ def make_machine(
                 "suggestions": self.get("suggestions?status=all"),
             }
 
-        def fuzz(self, path: str, rule_: str, case: Case, schema: Field, allowed: set[int]) -> None:
+        def fuzz(
+            self, path: str, rule_: str, case: Case, schema: Schema, allowed: set[int]
+        ) -> None:
             before = self.snapshot()
             response = send(client, path, case, self.auth)
             error = check_answer(response, "POST", rule_, case, schema, allowed)

@@ -107,7 +107,7 @@ def test_upgrade_from_0002_keeps_the_data_and_the_tokens(
 
     # The upgrade under test.
     upgrade(used)
-    assert current_revision(used) == "0006"  # head: 0003 and what followed it
+    assert current_revision(used) == "0007"  # head: 0003 and what followed it
     after = _schema(used)
     assert "revoked_at" in after["tables"]["tokens"][0]
     assert "uq_idempotency_keys_scope_key_hash" in after["tables"]["idempotency_keys"][1]

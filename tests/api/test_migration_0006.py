@@ -136,7 +136,7 @@ def test_upgrade_from_0005_brings_every_game_into_the_registry(
     assert "game_seats" not in at_0005
 
     upgrade(used)
-    assert current_revision(used) == "0006"
+    assert current_revision(used) == "0007"
     app = make_app(used, ADMIN_TOKEN=ADMIN)
     client = app.test_client()
     after = {name: _essence(_search(client, name)) for name in ("张三", "李四", "软件1")}

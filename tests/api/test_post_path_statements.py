@@ -47,7 +47,9 @@ def test_a_clean_post_runs_the_fewest_statements_in_lock_order(
 ) -> None:
     gid, auth = dealt_game(any_app, "statements")
     client = any_app.test_client()
-    assert client.post(f"/api/games/{gid}/posts", json=_post("warm"), headers=auth).status_code
+    assert (
+        client.post(f"/api/games/{gid}/posts", json=_post("warm"), headers=auth).status_code == 200
+    )
     database = any_app.extensions["bansha_db"]
     with statements(any_app) as seen:
         r = client.post(f"/api/games/{gid}/posts", json=_post("clean-1"), headers=auth)

@@ -293,10 +293,26 @@ def test_text_no_database_can_store_is_400(api: Any, game: dict[str, Any], app: 
     assert posts_count(app) == 0
 
 
-def test_awkward_but_storable_posts_are_screened(api: Any, game: dict[str, Any]) -> None:
-    for body in ("", "😀😀😀", "[b][/b][color=red][/color]", "\u200b\u200b", "控制\x07字符"):
+def test_awkward_but_storable_posts_are_screened(
+    app: Flask, api: Any, game: dict[str, Any]
+) -> None:
+    # (body, water, categories found): each is stored once and screened like any other post
+    cases = [
+        ("", True, []),
+        ("😀😀😀", True, []),
+        ("[b][/b][color=red][/color]", True, ["font"]),
+        ("\u200b\u200b", True, []),
+        ("控制\x07字符", False, []),
+    ]
+    for body, water, categories in cases:
         result = api.post(game, "软件1", body)
         assert result["duplicate"] is False
+        assert result["water"] is water and result["counts_activity"] is not water
+        assert [f["category"] for f in result["findings"]] == categories
+        for finding in result["findings"]:
+            assert body[finding["start"] : finding["end"]] == finding["match"]
+        assert (result["suggestion"] is not None) == bool(categories)
+    assert posts_count(app) == len(cases)
 
 
 @pytest.fixture

@@ -222,7 +222,8 @@ def test_a_card_can_be_appealed_only_after_the_game(
     assert r.status_code == 201
     made = r.get_json()
     assert made["character"] == "软件7" and made["ruling"] is None
-    assert appeal(api, game, card["id"], "软件7").status_code == 409  # once per card
+    twice = appeal(api, game, card["id"], "软件7")  # once per card
+    assert twice.status_code == 409 and twice.get_json()["error"]["rule"] == "already_appealed"
     # the director rules; the ruling is recorded with the card
     path = f"/api/games/{game['id']}/appeals/{made['id']}/ruling"
     ruled = api.call("POST", path, game["director_token"], {"ruling": "overturned", "note": "误判"})

@@ -1,9 +1,10 @@
-"""Pure parts of the console: highlighting, form parsing, labels, the chart, doctests."""
+"""Pure parts of the console: highlighting, form parsing, labels, the chart.
+
+Their docstring examples run in tests/test_doctests.py with every other package's.
+"""
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import re
 from html import unescape
 from typing import Any
@@ -16,23 +17,6 @@ from api.console.chart import activity_chart
 from api.console.forms import FormInputError, decision_for, new_game_body, parse_players
 from api.console.highlight import Span, highlight, merge_spans, spans_from_findings
 from api.console.labels import labels, via_label
-
-MODULES = (
-    "api.console.chart",
-    "api.console.forms",
-    "api.console.highlight",
-    "api.console.labels",
-    "api.console.liveserver",
-    "api.console.queue",
-    "api.console.screenshots",
-    "api.console.service",
-)
-
-
-@pytest.mark.parametrize("name", MODULES)
-def test_doctests(name: str) -> None:
-    result = doctest.testmod(importlib.import_module(name))
-    assert result.failed == 0 and result.attempted > 0
 
 
 def strip_marks(html: str) -> str:

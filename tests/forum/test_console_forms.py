@@ -29,6 +29,21 @@ def test_forms_need_a_logged_in_director(client: FlaskClient, game: dict[str, An
     assert client.get("/forum/paste").status_code == 302
 
 
+def test_an_upload_without_the_csrf_token_is_refused_and_stores_nothing(
+    client: FlaskClient, game: dict[str, Any]
+) -> None:
+    login(client, game["director_token"])
+    page = (io.BytesIO(fixture("discuz_discussion_p1.html")), "discuz_discussion_p1.html")
+    response = client.post(
+        "/forum/import",
+        data={"thread": "discussion", "day": "", "zone": "Asia/Shanghai", "page": page},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 400
+    assert "缺少或过期的CSRF令牌" in response.get_data(as_text=True)
+    assert stored_posts(client, game) == []
+
+
 def test_upload_shows_added_existing_and_unmapped_then_maps(
     client: FlaskClient, game: dict[str, Any]
 ) -> None:

@@ -51,7 +51,7 @@ from game_rules.randomness import commitment, derived_rng, verify_commitment
 from game_rules.registry import Ruleset
 from game_rules.simulation import play_random_game
 from game_rules.state import GameState
-from game_rules.werewolf import WerewolfRuleset
+from game_rules.werewolf import WerewolfRuleset, vote_policy_for
 
 NAMES = [f"P{i:02d}" for i in range(1, 13)]
 
@@ -173,7 +173,7 @@ def test_params_are_data() -> None:
     assert (m72.player_count, m08.player_count) == (12, 11)
     assert str(m08.sheriff_weight) == "3/2" and str(m72.sheriff_weight) == "2"
     assert (m72.tie_rule, m08.tie_rule) == ("none", "sheriff_then_none")
-    assert (m72.max_vote_changes, m08.max_vote_changes) == (None, 1)
+    assert (vote_policy_for(m72).max_changes, vote_policy_for(m08).max_changes) == (None, 1)
     assert (m72.last_words, m08.last_words) == (2, 3)
     assert (m72.red_card_timing, m08.red_card_timing) == ("after_vote", "before_vote")
     assert m72.night_order == ("medium", "crow", "guard", "kill", "divine", "resolve_kill")

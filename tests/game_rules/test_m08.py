@@ -70,11 +70,14 @@ def test_sheriff_vote_counts_one_and_a_half(m08: Game) -> None:
     assert tally[0].splitlines() == ["狼B获得1.5票", "村2获得1票"]
 
 
-def test_tie_goes_to_the_sheriffs_choice(m08: Game) -> None:
+def test_a_tie_the_sheriff_did_not_vote_into_sends_nobody_out(m08: Game) -> None:
+    # 平票则按以下顺序：警长投票的角色出局、无人出局 — the sheriff (1.5) voted for neither tied one
     to_day2(m08, "村1")
-    vote_day(m08, {"村1": "狼B", "狼A": "村2", "狼C": "村2", "村3": "狼B", "狼D": "狼B"})
-    # 狼B 1.5+1+1 = 3.5 vs 村2 2 -> not a tie; make one
-    assert out(m08) == ["狼B"]
+    vote_day(m08, {"村1": "预", "狼A": "村2", "狼C": "村2", "村3": "狼B", "狼D": "狼B"})
+    tally = [a.text for a in m08.public_view().announcements if a.kind == "tally" and a.day == 2]
+    assert sorted(tally[0].splitlines()) == ["村2获得2票", "狼B获得2票", "预获得1.5票"]
+    assert out(m08) == []
+    assert "平票，无人出局" in announcements(m08, 2)
 
 
 def test_exact_tie_broken_by_sheriff_ballot() -> None:
@@ -549,8 +552,8 @@ def test_twelve_player_variant_is_data_only() -> None:
 # -- vote rules through the engine -------------------------------------------------------------
 
 
-def test_max_vote_changes_is_a_parameter() -> None:
-    g = new_game("m08", ALL, seed="c", roles=ROLES, params={"max_vote_changes": 2})
+def test_the_change_limit_is_a_vote_policy_parameter() -> None:
+    g = new_game("m08", ALL, seed="c", roles=ROLES, params={"vote_policy": {"max_changes": 2}})
     g.apply(CastVote("狼A", "村2"))
     g.apply(CastVote("狼A", "村3", is_change=True))
     g.apply(CastVote("狼A", "村4", is_change=True))

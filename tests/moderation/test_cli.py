@@ -100,7 +100,7 @@ def test_the_readable_report_shows_a_classifier_findings_evidence() -> None:
     start = text.index("回炉重造")
     finding = Finding(
         category="insult",
-        article=Article("m08", "1(2)", "禁止侮辱性评论"),
+        article=Article("1(2)", "禁止侮辱性评论", ruleset="m08"),
         start=start,
         end=start + 4,
         match="回炉重造",

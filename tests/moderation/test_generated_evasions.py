@@ -64,6 +64,17 @@ def test_generated_lookalikes_are_rare_characters_only() -> None:
     assert _hits("今晚不要验他") == []
 
 
+def test_a_two_character_term_takes_only_rare_hand_lookalikes() -> None:
+    # shapes.tsv pairs 物 with 忽, an everyday character (jieba 7,683 > RARE_CHAR_FREQ): 废忽 is
+    # no disguise of 废物, though a longer term takes every look-alike (小废忽 for 小废物)
+    assert "忽" in variants.lookalikes("物")
+    assert variants._char_frequency("忽") >= variants.RARE_CHAR_FREQ
+    two = dict(variants.text_keys("废物", ["variants"]))
+    assert "废忽" not in two
+    assert any(via == "shape" for via in two.values())  # its rare look-alikes stay
+    assert dict(variants.text_keys("小废物")).get("小废忽") == "shape"
+
+
 CONFUSABLES = [
     ("你就是个ѕв", ("insult", "傻逼", "initials")),
     ("ηмѕl", ("insult", "你妈死了", "initials")),

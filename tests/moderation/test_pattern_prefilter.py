@@ -13,25 +13,35 @@ from moderation.normalize import normalize
 from moderation.patterns import default_patterns, required_literals
 
 ROOT = Path(__file__).resolve().parents[2]
-SEEDS = Path("/work/shared/seeds")
 
 
-def _texts() -> list[str]:
+def _corpus_texts() -> list[str]:
     texts: list[str] = []
     for path in sorted((ROOT / "corpus").glob("*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 texts.append(json.loads(line)["text"])
-    for path in sorted(SEEDS.glob("*.txt")) if SEEDS.is_dir() else []:
-        texts += [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
     return [*texts, "我拿人格担保他是好人", "拿我妈*担保", "如果我是狼我全家不得好死", ""]
 
 
-def test_prefilter_finds_what_every_pattern_finds() -> None:
+def _assert_prefilter_agrees(texts: list[str]) -> None:
     matcher = default_patterns()
-    for text in _texts():
+    for text in texts:
         nt = normalize(text)
         assert matcher.candidates(nt) == matcher.candidates(nt, prefilter=False), text
+
+
+def test_prefilter_finds_what_every_pattern_finds() -> None:
+    _assert_prefilter_agrees(_corpus_texts())
+
+
+def test_the_prefilter_and_required_literals_hold_on_the_seeds(seeds_dir: Path) -> None:
+    lines = []
+    for path in sorted(seeds_dir.glob("*.txt")):
+        lines += [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    assert len(lines) > 100  # the three rule posts, line by line
+    _assert_prefilter_agrees(lines)
+    _assert_matches_hold_a_required_literal(lines)
 
 
 def _literal_pieces() -> list[str]:
@@ -59,9 +69,9 @@ def test_prefilter_is_exact_on_pattern_fragments(text: str) -> None:
     assert matcher.candidates(nt) == matcher.candidates(nt, prefilter=False)
 
 
-def test_every_match_contains_a_required_literal() -> None:
+def _assert_matches_hold_a_required_literal(texts: list[str]) -> None:
     patterns = [(p, required_literals(p.spec.regex)) for p in default_patterns().patterns]
-    for text in _texts()[::3]:
+    for text in texts:
         nt = normalize(text)
         views = {"folded": nt.folded.replace("*", ""), "clean": nt.clean, "original": text}
         for p, required in patterns:
@@ -69,6 +79,10 @@ def test_every_match_contains_a_required_literal() -> None:
                 continue
             for m in p.regex.finditer(views[p.spec.view]):
                 assert any(lit in m.group() for lit in required), (p.spec.id, m.group())
+
+
+def test_every_match_contains_a_required_literal() -> None:
+    _assert_matches_hold_a_required_literal(_corpus_texts()[::3])
 
 
 def test_required_literals_reads_the_regex() -> None:

@@ -15,9 +15,9 @@ from moderation.lexicon import LexiconMatcher
 from moderation.normalize import normalize
 from moderation.screen import (
     MAX_POST_BYTES,
+    NoArticlesError,
     PostTooLargeError,
     Screener,
-    UnknownRulesetError,
     load_default_classifier,
 )
 
@@ -196,7 +196,7 @@ def test_non_string_post_is_a_type_error(m08: Screener) -> None:
 
 
 def test_unknown_ruleset() -> None:
-    with pytest.raises(UnknownRulesetError, match="m08"):
+    with pytest.raises(NoArticlesError, match="m08"):
         Screener("m99")
 
 

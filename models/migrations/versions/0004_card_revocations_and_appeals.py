@@ -5,6 +5,10 @@ Revises: 0003
 Create Date: 2026-12-01
 """
 
+# Repeated on purpose: a migration freezes the schema as it stood at its revision and never
+# imports the models (they move on), so its table, column and trigger definitions resemble the
+# models' and the other revisions' (duplicates lists them; they must not be merged).
+
 from __future__ import annotations
 
 import sqlalchemy as sa

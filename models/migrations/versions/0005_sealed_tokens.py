@@ -23,6 +23,10 @@ cannot be told apart from one created without a key: the log says so, and the op
 the tokens of any such game whose creation used a key.
 """
 
+# Repeated on purpose: a migration freezes the schema as it stood at its revision and never
+# imports the models (they move on), so its table, column and trigger definitions resemble the
+# models' and the other revisions' (duplicates lists them; they must not be merged).
+
 from __future__ import annotations
 
 import logging

@@ -12,6 +12,10 @@ that no longer rebuilds is logged and left without results). The backfill writes
 copies of the tables as they are at this revision.
 """
 
+# Repeated on purpose: a migration freezes the schema as it stood at its revision and never
+# imports the models (they move on), so its table, column and trigger definitions resemble the
+# models' and the other revisions' (duplicates lists them; they must not be merged).
+
 from __future__ import annotations
 
 import logging
