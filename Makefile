@@ -14,20 +14,18 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Stamps re-run the install whenever pyproject.toml or setup.py changes, and whenever a game_rules
-# source or a compiled moderation module (setup.py's MODERATION_COMPILED) does: setup.py compiles
-# those with mypyc, and an editable install imports the compiled copy, which must never lag behind
-# its source.
-GAME_SOURCES := $(shell find game_rules -name '*.py' 2>/dev/null) \
-	$(shell sed -n 's/^ *"\(moderation\/[a-z_]*\.py\)",$$/\1/p' setup.py)
+# source does: setup.py compiles the game core's hot modules with mypyc, and an editable install
+# imports the compiled copy, which must never lag behind its source.
+GAME_SOURCES := $(shell find game_rules -name '*.py' 2>/dev/null)
 
 # The dependencies and the build requirements first, then the package without build isolation and
-# without dependencies: mypyc compiles once, in this venv (no throwaway build environment), the two
-# groups of setup.py side by side, with a line every 10 s while it runs.
+# without dependencies: mypyc compiles once, in this venv (no throwaway build environment, no second
+# compile for the extras), with a line every 10 s while it runs.
 $(VENV)/.installed: pyproject.toml setup.py $(GAME_SOURCES) | $(BIN)/python
 	@echo "make: installing the dependencies ..."
 	$(BIN)/python deploy/requirements.py build run > $(VENV)/requirements.txt
 	$(BIN)/pip install --quiet -r $(VENV)/requirements.txt
-	@echo "make: compiling the game core and the screener with mypyc (about a minute on 2 idle cores) ..."
+	@echo "make: compiling the game core with mypyc (about a minute on 2 idle cores) ..."
 	@$(BIN)/pip install --quiet --no-build-isolation --no-deps -e . & pid=$$!; s=0; \
 	while kill -0 $$pid 2>/dev/null; do sleep 10; s=$$((s + 10)); \
 		kill -0 $$pid 2>/dev/null && echo "make: still compiling ($$s s)"; done; wait $$pid
@@ -115,5 +113,5 @@ screenshots: venv-dev browser-deps
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build
 	rm -f $(MODEL)
-	find game_rules moderation -name '*.so' -delete
-	rm -f game_rules__mypyc*.so moderation__mypyc*.so
+	find game_rules -name '*.so' -delete
+	rm -f game_rules__mypyc*.so

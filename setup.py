@@ -33,23 +33,12 @@ COMPILED = [
     "game_rules/wa004/couples.py",
 ]
 
-MODERATION_COMPILED = [
-    "moderation/normalize.py",
-    "moderation/features.py",
-    "moderation/lexicon.py",
-    "moderation/classifier.py",
-    "moderation/patterns.py",
-    "moderation/wordseg.py",
-]
-
 
 def _in_tree_builds() -> list[Path]:
     """Compiled modules an editable install built beside the sources."""
     return [
         *ROOT.glob("game_rules/**/*.so"),
-        *ROOT.glob("moderation/*.so"),
         *ROOT.glob("game_rules__mypyc*.so"),
-        *ROOT.glob("moderation__mypyc*.so"),
     ]
 
 
@@ -61,9 +50,6 @@ else:
     from mypyc.build import mypycify
 
     ext_modules = mypycify(COMPILED, opt_level="3", debug_level="1", group_name="game_rules")
-    ext_modules += mypycify(
-        MODERATION_COMPILED, opt_level="3", debug_level="1", group_name="moderation"
-    )
 
-# the two groups (and their per-module shims) compile side by side, one per core
+# the group and its per-module shims compile side by side, one per core
 setup(ext_modules=ext_modules, options={"build_ext": {"parallel": os.cpu_count() or 1}})

@@ -14,19 +14,15 @@ import importlib.machinery
 import importlib.util
 import pkgutil
 from pathlib import Path
-from types import ModuleType
 
 import game_rules
 
 
-def compiled_modules(package: ModuleType = game_rules) -> dict[str, Path]:
-    """Each module of ``package`` that would be imported from a C extension -> that file.
-
-    ``package``: the game core by default; setup.py also compiles modules of ``moderation``.
-    """
+def compiled_modules() -> dict[str, Path]:
+    """Each ``game_rules`` module that would be imported from a C extension -> that file."""
     suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     found: dict[str, Path] = {}
-    for info in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + "."):
+    for info in pkgutil.walk_packages(game_rules.__path__, prefix="game_rules."):
         spec = importlib.util.find_spec(info.name)
         origin = spec.origin if spec is not None else None
         if origin is not None and origin.endswith(suffixes):
@@ -39,11 +35,11 @@ def source_of(name: str, built: Path) -> Path:
     return built.with_name(name.rsplit(".", 1)[-1] + ".py")
 
 
-def stale_modules(package: ModuleType = game_rules) -> list[str]:
-    """Compiled modules of ``package`` whose source was edited after they were built."""
+def stale_modules() -> list[str]:
+    """Compiled modules whose source was edited after they were built."""
     return sorted(
         name
-        for name, built in compiled_modules(package).items()
+        for name, built in compiled_modules().items()
         if (source := source_of(name, built)).exists()
         and source.stat().st_mtime > built.stat().st_mtime
     )

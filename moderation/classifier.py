@@ -22,6 +22,7 @@ build arbitrary objects, and a file that is not a model at all fails with :class
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import itertools
@@ -148,9 +149,6 @@ class PostClassifier:
     metadata: dict[str, Any] = field(default_factory=dict)
     calibration: dict[str, tuple[float, float]] | None = None
     """Per category ``(a, b)``: confidence ``sigmoid(a * logit(p) + b)`` (None: ``p`` itself)."""
-    _built: list[_LinearScorer] = field(
-        default_factory=list, init=False, repr=False, compare=False
-    )  # holds the one _LinearScorer once built (compiled classes have no __dict__ to cache in)
 
     def __post_init__(self) -> None:
         n_categories, n_features = len(self.categories), len(self.space.vocabulary)
@@ -169,13 +167,9 @@ class PostClassifier:
 
     # -- prediction -------------------------------------------------------------------------------
 
-    @property
+    @functools.cached_property
     def _scorer(self) -> _LinearScorer:
-        """The prediction tables, built on first use (a plain field: see "Compiled core")."""
-        built = self._built
-        if not built:
-            built.append(_LinearScorer(self))
-        return built[0]
+        return _LinearScorer(self)
 
     def predict_matrix(
         self,

@@ -32,7 +32,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -785,14 +785,10 @@ class FeatureSpace:
     binary: bool = True
     length_power: float = 0.5
 
-    _index: dict[str, int] = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    @property
+    @functools.cached_property
     def index(self) -> dict[str, int]:
-        """Token -> column (built on first use; a plain field, see "Compiled core")."""
-        if not self._index and self.vocabulary:  # one dict.update: no thread sees it half-filled
-            self._index.update({token: i for i, token in enumerate(self.vocabulary)})
-        return self._index
+        """Token -> column."""
+        return {token: i for i, token in enumerate(self.vocabulary)}
 
     @classmethod
     def fit(

@@ -44,7 +44,7 @@ import re
 import threading
 import unicodedata
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache, cached_property, lru_cache
 from importlib import resources
 
 __all__ = [
@@ -487,12 +487,12 @@ class NormalizedText:
         """
         return self.folded_view.span(start, end)
 
-    @property
+    @cached_property
     def pinyin(self) -> tuple[tuple[str, ...], ...]:
         """Every toneless reading of each folded character (() for non-Han characters)."""
         return tuple(readings(c) for c in self.folded)
 
-    @property
+    @cached_property
     def initials(self) -> str:
         """First letter of each folded Han character's first reading; other characters as is.
 
@@ -506,7 +506,8 @@ class NormalizedText:
         """One private-use code point per Han syllable (first reading); letters/digits as is.
 
         Same length as ``folded``, so its indices are folded indices. Not cached: the lexicon
-        matcher reads it once per post, and one ``str.translate`` costs less than a cache.
+        matcher reads it once per post, and one ``str.translate`` costs less than
+        ``cached_property``'s lock.
         """
         return self.folded.translate(_SOUND)
 
