@@ -18,20 +18,31 @@ $(BIN)/python:
 # imports the compiled copy, which must never lag behind its source.
 GAME_SOURCES := $(shell find game_rules -name '*.py' 2>/dev/null)
 
+# The dependencies and the build requirements first, then the package without build isolation and
+# without dependencies: mypyc compiles once, in this venv (no throwaway build environment, no second
+# compile for the extras), with a line every 10 s while it runs.
 $(VENV)/.installed: pyproject.toml setup.py $(GAME_SOURCES) | $(BIN)/python
-	@echo "make: installing the dependencies and compiling the game core with mypyc (a few minutes on a fresh clone) ..."
-	$(BIN)/pip install --quiet -e .
+	@echo "make: installing the dependencies ..."
+	$(BIN)/python deploy/requirements.py build run > $(VENV)/requirements.txt
+	$(BIN)/pip install --quiet -r $(VENV)/requirements.txt
+	@echo "make: compiling the game core with mypyc (about a minute on 2 idle cores) ..."
+	@$(BIN)/pip install --quiet --no-build-isolation --no-deps -e . & pid=$$!; s=0; \
+	while kill -0 $$pid 2>/dev/null; do sleep 10; s=$$((s + 10)); \
+		kill -0 $$pid 2>/dev/null && echo "make: still compiling ($$s s)"; done; wait $$pid
 	touch $@
 
 # The service needs only `pip install .`; training the model adds the `train` extra (progress
 # bars, the precision-recall plot), so `make run` on a fresh clone still trains; `make test` has both.
-$(VENV)/.installed-train: pyproject.toml setup.py $(GAME_SOURCES) | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[train]'
-	touch $@ $(VENV)/.installed
+# Each extra goes on top of the same install: nothing is compiled twice.
+$(VENV)/.installed-train: $(VENV)/.installed
+	$(BIN)/python deploy/requirements.py train > $(VENV)/requirements-train.txt
+	$(BIN)/pip install --quiet -r $(VENV)/requirements-train.txt
+	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml setup.py $(GAME_SOURCES) | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev,train]'
-	touch $@ $(VENV)/.installed $(VENV)/.installed-train
+$(VENV)/.installed-dev: $(VENV)/.installed-train
+	$(BIN)/python deploy/requirements.py dev > $(VENV)/requirements-dev.txt
+	$(BIN)/pip install --quiet -r $(VENV)/requirements-dev.txt
+	touch $@
 
 venv: $(VENV)/.installed
 venv-train: $(VENV)/.installed-train

@@ -36,7 +36,10 @@ COMPILED = [
 
 def _in_tree_builds() -> list[Path]:
     """Compiled modules an editable install built beside the sources."""
-    return [*ROOT.glob("game_rules/**/*.so"), *ROOT.glob("game_rules__mypyc*.so")]
+    return [
+        *ROOT.glob("game_rules/**/*.so"),
+        *ROOT.glob("game_rules__mypyc*.so"),
+    ]
 
 
 if os.environ.get("BANSHA_PURE_PYTHON"):
@@ -48,4 +51,5 @@ else:
 
     ext_modules = mypycify(COMPILED, opt_level="3", debug_level="1", group_name="game_rules")
 
-setup(ext_modules=ext_modules)
+# the group and its per-module shims compile side by side, one per core
+setup(ext_modules=ext_modules, options={"build_ext": {"parallel": os.cpu_count() or 1}})

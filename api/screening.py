@@ -116,6 +116,7 @@ _WARM_POSTS = (
     "3号你个沙比，操作失误也能悍跳预言家？",
     "我拿人格担保我是好人，5号金水",
     "顶！！！",
+    "[color=red]投3号[/color]",  # loads the font rules (BBCode) before the first real post
 )
 
 
