@@ -230,6 +230,7 @@ class PostClassifier:
         x = a * math.log(p / (1.0 - p)) + b
         return 1.0 / (1.0 + math.exp(-x)) if x > -700.0 else 0.0
 
+    # Repeated on purpose: explain() below takes the same keywords.
     def contributions(
         self,
         text: str,
@@ -303,6 +304,7 @@ class PostClassifier:
             out[category] = [(vocabulary[int(unique[k])], float(weights[k])) for k in order]
         return out, nt, spans, units
 
+    # Repeated on purpose: explain() takes contributions()'s keywords and passes them on.
     def explain(
         self,
         text: str,

@@ -76,6 +76,8 @@ logger = logging.getLogger(__name__)
 MAX_POST_BYTES: Final = 64 * 1024
 
 ALL_CATEGORIES: tuple[str, ...] = CATEGORIES + RULE_CATEGORIES
+# Repeated on purpose: how a finding was read, not a corpus post's disguise
+# (moderation.training.EVASIONS); the names overlap, the sets differ.
 VIAS: tuple[str, ...] = (
     "exact",
     "emoji",

@@ -48,6 +48,8 @@ from moderation.features import (
 CATEGORIES: tuple[str, ...] = LEXICON_CATEGORIES
 #: The goal's three categories (macro-F1 over these is the figure the report leads with)
 CORE_CATEGORIES: tuple[str, ...] = ("insult", "oath", "vest")
+# Repeated on purpose: how a corpus post was disguised (its label), not how the screener read
+# a finding (moderation.screen.VIAS); the names overlap, the sets differ.
 EVASIONS: tuple[str, ...] = (
     "none",
     "traditional",
@@ -672,6 +674,7 @@ def evaluate(model: PostClassifier, dev: Sequence[Post], train: Sequence[Post] =
         for truth in post.labels or ("clean",):
             for guess in flagged:
                 cooccurrence[truth][guess] += 1
+    # Repeated on purpose: a record built field by field from its named figures.
     return Evaluation(
         categories=categories,
         scores=scores,
@@ -910,6 +913,8 @@ def report_markdown(data: Mapping[str, Any], model: PostClassifier) -> str:
         "| TP | FP | FN | TN | clean FPR |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    # Repeated on purpose: the dev table has the thresholds and per-category clean rates that
+    # are the model's own; an evaluated set's table (below) has neither.
     for category, row in dev["per_category"].items():
         m = row["confusion"]
         lines.append(
@@ -1044,6 +1049,7 @@ def _screener_markdown(name: str, figures: Mapping[str, Any]) -> list[str]:
         "| category | support | precision | recall | F1 | TP | FP | FN |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    # Repeated on purpose: the dev table's shape without the model's thresholds (above).
     for category, row in figures["per_category"].items():
         m = row["confusion"]
         lines.append(
