@@ -240,7 +240,7 @@ def _cuts(text: str) -> list[int]:
         if re_han.match(block):
             memo = _FAST_BLOCKS
             relative = memo.get(block)
-            if relative is None:  # jieba-rs cuts a block as jieba does (same route, tested)
+            if relative is None:  # jieba-rs: jieba's route (exact ties aside, tested)
                 relative = tuple(itertools.accumulate(map(len, cutter.cut(block, False))))
                 if len(memo) < _BLOCKS_LIMIT:
                     memo[block] = relative

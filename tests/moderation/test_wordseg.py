@@ -74,8 +74,15 @@ def test_fast_path_dictionary_table_answers_as_jieba_freq() -> None:
 
 
 def test_fast_path_cuts_every_corpus_block_as_jieba() -> None:
-    """jieba-rs (the fast path's cutter) cuts every Han block of the corpus as jieba does."""
+    """jieba-rs (the fast path's cutter) cuts every Han block of the corpus along jieba's route.
+
+    Where two routes are exactly as probable (不服不服不服: 不|服不服|不服 or 不服|不|服不服, the
+    same words in another order), jieba takes the one whose first word is longest and jieba-rs
+    may take the other; the route's probability must still be the same, and such ties must stay
+    rare (tests/moderation/test_fast_path.py requires the same findings either way).
+    """
     import json
+    import math
     from pathlib import Path
 
     import jieba
@@ -92,8 +99,22 @@ def test_fast_path_cuts_every_corpus_block_as_jieba() -> None:
     blocks = {b for b in blocks if jieba.re_han_default.match(b)}
     assert len(blocks) > 5000
     tok, cutter = tokenizer(), _fast_cutter()
+    logtotal = math.log(tok.total)
+
+    def probability(words: list[str]) -> float:
+        return sum(math.log(tok.FREQ.get(w) or 1) - logtotal for w in words)
+
     differing = [b for b in blocks if list(tok.cut(b, HMM=False)) != cutter.cut(b, False)]
-    assert not differing, differing[:5]
+    other_route = [
+        b
+        for b in differing
+        if not math.isclose(
+            probability(list(tok.cut(b, HMM=False))), probability(cutter.cut(b, False))
+        )
+        or sorted(tok.cut(b, HMM=False)) != sorted(cutter.cut(b, False))
+    ]
+    assert not other_route, other_route[:5]
+    assert len(differing) <= len(blocks) // 1000, differing[:5]  # ties only
 
 
 def test_fast_path_block_patterns_are_jiebas_and_jieba_is_never_imported() -> None:
