@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from flask import current_app
 from sqlalchemy import Connection
@@ -112,6 +113,16 @@ class LockedGame:
                 self.row.finished = True
                 # The registry's result for every character, with the end that decides it.
                 record_results(self.session, self.row.id, self.game)
+
+
+class RolledBack(Exception):
+    """Raised inside :func:`locked_game` to end its transaction without committing, carrying
+    ``value`` (what the change would have done): how a preview applies a change for real and
+    keeps nothing."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__("preview")
+        self.value = value
 
 
 @contextmanager

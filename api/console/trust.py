@@ -24,21 +24,13 @@ from api.console.labels import colour_label, label
 from api.console.service import ConsoleError, api_message, local_time
 from api.database import db
 from api.errors import ApiError
-from api.locking import locked_game
+from api.locking import RolledBack, locked_game
 from api.revocation import revoke_card
 from api.store import lock_game
 from models.audit import AuditAction
 from models.cards import Card, Ruling
 from models.game import Game as GameRow
 from models.game import Token
-
-
-class _RolledBack(Exception):
-    """Ends a preview's transaction without committing it, carrying what the revocation did."""
-
-    def __init__(self, result: dict[str, Any]) -> None:
-        super().__init__("preview")
-        self.result = result
 
 
 @dataclass(frozen=True)
@@ -99,9 +91,9 @@ def preview_revocation(game_id: str, card_id: int) -> RevocationPreview:
     try:
         with locked_game(game_id) as (_session, locked):
             result = revoke_card(locked, card_id, reason="（预览）", actor="director")
-            raise _RolledBack(result)
-    except _RolledBack as done:
-        return RevocationPreview(card, describe(done.result))
+            raise RolledBack(result)
+    except RolledBack as done:
+        return RevocationPreview(card, describe(done.value))
     except ApiError as exc:
         return RevocationPreview(card, refusal=api_message(exc))
     raise AssertionError("unreachable: the preview always rolls back")  # pragma: no cover

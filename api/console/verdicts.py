@@ -30,20 +30,12 @@ from api.console.service import (
 )
 from api.errors import ApiError
 from api.gameplay import Game
-from api.locking import locked_game
+from api.locking import RolledBack, locked_game
 from api.rulings import give_card as referee_give_card
 from game_rules.actions import DeclareFactionLost
 
 #: the longest 判负 reason (the API's ``reason``)
 MAX_REASON = 2000
-
-
-class _RolledBack(Exception):
-    """Ends a preview's transaction without committing it, carrying what the verdict did."""
-
-    def __init__(self, lines: list[str]) -> None:
-        super().__init__("preview")
-        self.lines = lines
 
 
 class NeedsConfirmation(ConsoleError):
@@ -146,8 +138,8 @@ def give_card(
                 actor=actor,
             )
             if not confirmed and (warning is not None or faction_lost):
-                raise _RolledBack(_card_lines(result) + outcome_lines(locked.game, lost_before))
-    except _RolledBack as preview:
+                raise RolledBack(_card_lines(result) + outcome_lines(locked.game, lost_before))
+    except RolledBack as preview:
         faction = game.params.factions.get(game.state.factions.get(character, ""), "")
         text = f"判{colour_label(colour)}：{warning or ''}"
         if faction_lost:
@@ -155,7 +147,7 @@ def give_card(
         raise NeedsConfirmation(
             title=f"确认判罚：{character}",
             warning=text,
-            lines=preview.lines,
+            lines=preview.value,
             form={**form, "confirmed": "1"},
             action="console.give_card",
             submit=f"确认{colour_label(colour)}" + ("并判负" if faction_lost else ""),
@@ -193,12 +185,12 @@ def declare_lost(
             before = frozenset(game.state.lost)
             name = game.params.factions.get(faction, faction)
             locked.apply(DeclareFactionLost(faction=faction, reason=reason))
-            raise _RolledBack(outcome_lines(locked.game, before))
-    except _RolledBack as preview:
+            raise RolledBack(outcome_lines(locked.game, before))
+    except RolledBack as preview:
         raise NeedsConfirmation(
             title=f"确认判负：{name}",
             warning=f"判负{name}：{reason}",
-            lines=preview.lines,
+            lines=preview.value,
             form={"faction": faction, "reason": reason, "confirmed": "1"},
             action="console.declare_lost",
             submit=f"确认判负{name}",
