@@ -40,7 +40,7 @@ from lexicons.loader import CATEGORIES, read_text
 from moderation.lexicon import Candidate
 from moderation.normalize import NormalizedText, normalize
 
-__all__ = ["Quoted", "Reading", "Voice", "citations", "may_cite", "read"]
+__all__ = ["Quoted", "Reading", "Voice", "citations", "counterfactual", "may_cite", "read"]
 
 
 class Voice(enum.Enum):
@@ -140,6 +140,9 @@ class _Cues:
     judged_words: re.Pattern[str]
     abstain: re.Pattern[str]
     story_cue: re.Pattern[str]
+    counterfactual: re.Pattern[str]
+    counterfactual_reasoning: re.Pattern[str]
+    counterfactual_unless: re.Pattern[str]
 
     cue_filter: _CueFilter  # which cue regexes can match a post
 
@@ -187,7 +190,17 @@ class _CueFilter:
 
 
 #: The cues of questions about the rules, judged words, abstentions and the director's story.
-_MORE_CUES = ("asked_rules", "director_ask", "rules_tag", "judged_words", "abstain", "story_cue")
+_MORE_CUES = (
+    "asked_rules",
+    "director_ask",
+    "rules_tag",
+    "judged_words",
+    "abstain",
+    "story_cue",
+    "counterfactual",
+    "counterfactual_reasoning",
+    "counterfactual_unless",
+)
 
 
 @cache
@@ -500,6 +513,31 @@ def _reported(clean: str, cues: _Cues, add: Any, present: set[str]) -> None:
             else:
                 end = _clause_end(clean, after)
             add(b, end, Voice.REPORTED, source=a, act=act)
+
+
+def counterfactual(nt: NormalizedText) -> bool:
+    """Whether the post argues from a counterfactual of its own role and wagers nothing.
+
+    The seeds' wager frame (我要是狼…) with a game move as its consequence, and no penalty, curse
+    or oath word anywhere in the post (``counterfactual*`` in ``lexicons/speaker.yaml``).
+
+    >>> counterfactual(normalize("我要是狼，昨天就不会把票投给我的队友了"))
+    True
+    >>> counterfactual(normalize("我要是狼，我就退圈")), counterfactual(normalize("我要是狼早就天打雷劈了"))
+    (False, False)
+    """
+    clean = nt.clean
+    if "狼" not in clean and "悍跳" not in clean and "假" not in clean:
+        return False  # most posts: the frame's role word is not there
+    cues = _cues()
+    found = False
+    for m in cues.counterfactual.finditer(clean):
+        end = _clause_end(clean, m.end(), _SENTENCE_END)
+        if cues.counterfactual_reasoning.search(clean, m.end(), end):
+            found = True
+            break
+    # the wager words read through noise (担/保) as the patterns read them
+    return found and cues.counterfactual_unless.search(nt.folded) is None
 
 
 # -- M72 2(8) ------------------------------------------------------------------------------------
