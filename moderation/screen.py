@@ -57,8 +57,8 @@ from moderation.speaker import (
 
 if TYPE_CHECKING:
     from moderation.classifier import Evidence
-    from moderation.speaker import Reading
     from moderation.features import HitSpan
+    from moderation.speaker import Reading
 
 __all__ = [
     "ALL_CATEGORIES",

@@ -523,8 +523,10 @@ def counterfactual(nt: NormalizedText) -> bool:
 
     >>> counterfactual(normalize("我要是狼，昨天就不会把票投给我的队友了"))
     True
-    >>> counterfactual(normalize("我要是狼，我就退圈")), counterfactual(normalize("我要是狼早就天打雷劈了"))
-    (False, False)
+    >>> counterfactual(normalize("我要是狼，我就退圈"))
+    False
+    >>> counterfactual(normalize("我要是狼早就天打雷劈了"))
+    False
     """
     clean = nt.clean
     if "狼" not in clean and "悍跳" not in clean and "假" not in clean:

@@ -92,10 +92,11 @@ MIN_DF = 3
 # addressed to a player, the director named in passing, 替 meaning "for"): at the old budgets they
 # pushed insult, oath, vest and director to thresholds of 0.72-0.87 and cost recall the rules
 # cannot make up. Out of fold, insult gains 0.013 F1 from 0.25% to 0.30%, oath 0.005 to 0.35%,
-# vest 0.020 to 0.40% and director 0.038 to 0.35%, little more beyond. The union of the budgets
-# (2.3%) is now above the 2% goal for the classifier alone on the training split (2.1% out of
-# fold); the goal is the full screener's, whose reading layers explain most near misses away
-# (0.5-1.1% of clean posts flagged on the four blind sets).
+# vest 0.020 to 0.40%, director 0.038 to 0.35% and meta 0.010 to 0.30%, little more beyond. The
+# sum of the budgets (2.35%) is now above the 2% goal for the classifier alone on the training
+# split (2.2% of clean training posts flagged out of fold); the goal is the full screener's, whose
+# reading layers explain most near misses away (0.5-1.1% of clean posts flagged on the four blind
+# sets, 1.4% on the held-out set).
 CLEAN_FPR_BUDGETS: Mapping[str, float] = {
     "insult": 0.003,
     "oath": 0.0035,
@@ -103,7 +104,7 @@ CLEAN_FPR_BUDGETS: Mapping[str, float] = {
     "director": 0.0035,
     "evidence": 0.0015,
     "real_life": 0.0035,
-    "meta": 0.0025,
+    "meta": 0.003,
     "emotional": 0.0015,
 }
 #: The budget of a category the table above does not name.

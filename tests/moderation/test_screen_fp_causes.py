@@ -9,6 +9,9 @@ find, so that a pattern loosened too far fails as surely as one left too tight.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+
 import pytest
 
 from moderation.classifier import Evidence
@@ -90,9 +93,7 @@ JUDGED = [
 
 
 @pytest.mark.parametrize(("text", "category", "without"), JUDGED)
-def test_words_judged_or_refused_are_no_violation(
-    text: str, category: str, without: Layer
-) -> None:
+def test_words_judged_or_refused_are_no_violation(text: str, category: str, without: Layer) -> None:
     assert _categories(text) == set(), [_screen(text, r) for r in RULESETS]
     assert category in _categories(text, without)
 
@@ -179,9 +180,9 @@ class _Frames:
     """A stand-in model that reads every wager frame (我要是狼…) as an oath, as the trained one
     tends to: the screener must not report it when the frame argues rather than wagers."""
 
-    thresholds = {"oath": 0.5}
+    thresholds: Mapping[str, float] = MappingProxyType({"oath": 0.5})
 
-    def predict(self, texts: list[str]) -> list[dict[str, float]]:
+    def predict(self, texts: Sequence[str]) -> list[dict[str, float]]:
         return [{"oath": 0.9 if "狼" in t else 0.0} for t in texts]
 
 
@@ -220,9 +221,9 @@ def test_a_wager_stays_an_oath(text: str) -> None:
 class _Curse:
     """A stand-in model that reads 倒霉一辈子 as an oath and shows it as its evidence."""
 
-    thresholds = {"oath": 0.5}
+    thresholds: Mapping[str, float] = MappingProxyType({"oath": 0.5})
 
-    def predict(self, texts: list[str]) -> list[dict[str, float]]:
+    def predict(self, texts: Sequence[str]) -> list[dict[str, float]]:
         return [{"oath": 0.9 if "倒霉一辈子" in t else 0.0} for t in texts]
 
     def explain(self, text: str, category: str, normalized: object = None) -> list[Evidence]:
