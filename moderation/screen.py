@@ -45,11 +45,20 @@ from moderation.normalize import NormalizedText, normalize
 from moderation.patterns import default_patterns
 from moderation.rules import font_candidates, water_candidate
 from moderation.senses import apply_senses
-from moderation.speaker import RULE_VOICES, TIELIAN, Voice, citations, may_cite, read
+from moderation.speaker import (
+    RULE_VOICES,
+    TIELIAN,
+    Voice,
+    citations,
+    counterfactual,
+    may_cite,
+    read,
+)
 
 if TYPE_CHECKING:
     from moderation.classifier import Evidence
     from moderation.features import HitSpan
+    from moderation.speaker import Reading
 
 __all__ = [
     "ALL_CATEGORIES",
@@ -285,6 +294,8 @@ class Screener:
             for v in Voice
             if layers & (Layer.QUOTED_RULES if v in RULE_VOICES else Layer.QUOTED_PLAYERS)
         )
+        # another's words (not the rules): what a classifier finding's evidence may lie in
+        self._others_voices = self._quoting_voices - RULE_VOICES
         self._matcher = default_matcher()
         self._patterns = default_patterns()
         # (category, article key) -> the clause cited and its severity, or None when the ruleset
@@ -393,6 +404,8 @@ class Screener:
         explained: set[str] = set()
         if cands or (self.layers & Layer.CITATIONS and may_cite(nt)):
             cands = self._read(nt, cands, explained)
+        if self.layers & Layer.QUOTED_PLAYERS and counterfactual(nt):
+            explained.add("oath")  # 我要是狼昨天就不会…: an argument, no wager (speaker.py)
         original = nt.original
         cands += font_candidates(original)
         water = water_candidate(nt)
@@ -539,8 +552,16 @@ class Screener:
         if not flagged:
             return
         evidence_of = self._evidence(nt, [c for c, _, _, _ in flagged], spans)
+        reading: Reading | None = None
         for category, p, cat, same in flagged:
             evidence = evidence_of.get(category, ())
+            if not same and evidence and category in TIELIAN and self._others_voices:
+                # the words that drove the opinion are all another's (他撂下那句“谁刀我谁倒霉”):
+                # the classifier read someone else's 贴脸, as the rules' quoted hits are read
+                reading = reading or read(nt)
+                voices = self._others_voices
+                if all(reading.quotes(category, e.start, e.end, voices) for e in evidence):
+                    continue
             if same:
                 best = max(same, key=lambda f: f.confidence)
                 start, end, key = best.start, best.end, _article_key(cat.articles, best.article)

@@ -40,7 +40,7 @@ from lexicons.loader import CATEGORIES, read_text
 from moderation.lexicon import Candidate
 from moderation.normalize import NormalizedText, normalize
 
-__all__ = ["Quoted", "Reading", "Voice", "citations", "may_cite", "read"]
+__all__ = ["Quoted", "Reading", "Voice", "citations", "counterfactual", "may_cite", "read"]
 
 
 class Voice(enum.Enum):
@@ -132,6 +132,17 @@ class _Cues:
     judgement: re.Pattern[str]
     judgement_unless: re.Pattern[str]
     cite_hint: re.Pattern[str]
+    asked_rules: re.Pattern[str]
+    director_ask: re.Pattern[str]
+    rules_topic: re.Pattern[str]
+    max_director_ask: int
+    rules_tag: re.Pattern[str]
+    judged_words: re.Pattern[str]
+    abstain: re.Pattern[str]
+    story_cue: re.Pattern[str]
+    counterfactual: re.Pattern[str]
+    counterfactual_reasoning: re.Pattern[str]
+    counterfactual_unless: re.Pattern[str]
 
     cue_filter: _CueFilter  # which cue regexes can match a post
 
@@ -178,6 +189,20 @@ class _CueFilter:
         return found
 
 
+#: The cues of questions about the rules, judged words, abstentions and the director's story.
+_MORE_CUES = (
+    "asked_rules",
+    "director_ask",
+    "rules_tag",
+    "judged_words",
+    "abstain",
+    "story_cue",
+    "counterfactual",
+    "counterfactual_reasoning",
+    "counterfactual_unless",
+)
+
+
 @cache
 def _cues() -> _Cues:
     data: dict[str, Any] = yaml.safe_load(read_text("speaker.yaml"))
@@ -205,6 +230,7 @@ def _cues() -> _Cues:
                     "prohibition",
                     "director_question",
                     "hypothetical_open",
+                    *_MORE_CUES,
                 )
             },
             # reported speech: whatever the subject, the verb must be there (说, 骂, 发誓…)
@@ -241,6 +267,9 @@ def _cues() -> _Cues:
         judgement=_rx(data["judgement"]),
         judgement_unless=_rx(data["judgement_unless"]),
         cite_hint=_rx(data["cite_hint"]),
+        rules_topic=_rx(data["rules_topic"]),
+        max_director_ask=int(data["max_director_ask"]),
+        **{name: _rx(data[name]) for name in _MORE_CUES},
         cue_filter=cue_filter,
     )
     return cues
@@ -355,7 +384,10 @@ def read(text: str | NormalizedText) -> Reading:
         add(m.end(), end, Voice.RULES, quotes)
     for m in _run(cues.director_question, "director_question", clean, present):
         _director_question(clean, m.start(), m.end(), cues, add)
+    _about_rules(clean, cues, add, present)
     _reported(clean, cues, add, present)
+    for m in _run(cues.story_cue, "story_cue", clean, present):
+        add(m.end(), _clause_end(clean, m.end(), _SENTENCE_END), Voice.REPORTED, source=m.start())
     for m in _run(cues.hypothetical, "hypothetical_open", clean, present):
         if cues.first_person.search(m.group("cond")) is None and not _poster_before(
             clean, m.start(), cues
@@ -363,6 +395,31 @@ def read(text: str | NormalizedText) -> Reading:
             add(m.start("cond"), m.end("cond"), Voice.HYPOTHETICAL)
     quoted = tuple(sorted(set(out), key=lambda q: (q.start, -q.end)))
     return Reading(original, quoted, clean)
+
+
+def _about_rules(clean: str, cues: _Cues, add: Any, present: set[str]) -> None:
+    """Questions about the rules (asked, relayed or labelled), judged words and abstentions."""
+    for m in _run(cues.asked_rules, "asked_rules", clean, present):
+        end = _clause_end(clean, m.end())
+        opened = next((ch for ch in m.group() if ch in cues.marks), None)
+        if opened is not None:
+            found = clean.find(cues.marks[opened], m.end())
+            if found >= 0:
+                end = max(end, found + 1)
+        add(m.start(), end, Voice.RULES)
+    for m in _run(cues.director_ask, "director_ask", clean, present):
+        limit = min(len(clean), m.end() + cues.max_director_ask)
+        ends = [i for i in (clean.find(q, m.end(), limit) for q in "？?") if i >= 0]
+        if ends and cues.rules_topic.search(clean, m.end(), min(ends)):
+            add(m.end(), min(ends), Voice.RULES)
+    for m in _run(cues.rules_tag, "rules_tag", clean, present):
+        end = _sentence_start(clean, m.start())  # the sentence before the label's own
+        if end > 0:
+            add(_sentence_start(clean, end - 1), end, Voice.RULES)
+    for m in _run(cues.judged_words, "judged_words", clean, present):
+        add(m.end(), _clause_end(clean, m.end()), Voice.RULES)
+    for m in _run(cues.abstain, "abstain", clean, present):
+        add(m.start(), _clause_end(clean, m.end()), Voice.RULES)
 
 
 def _poster_before(clean: str, pos: int, cues: _Cues) -> bool:
@@ -456,6 +513,33 @@ def _reported(clean: str, cues: _Cues, add: Any, present: set[str]) -> None:
             else:
                 end = _clause_end(clean, after)
             add(b, end, Voice.REPORTED, source=a, act=act)
+
+
+def counterfactual(nt: NormalizedText) -> bool:
+    """Whether the post argues from a counterfactual of its own role and wagers nothing.
+
+    The seeds' wager frame (我要是狼…) with a game move as its consequence, and no penalty, curse
+    or oath word anywhere in the post (``counterfactual*`` in ``lexicons/speaker.yaml``).
+
+    >>> counterfactual(normalize("我要是狼，昨天就不会把票投给我的队友了"))
+    True
+    >>> counterfactual(normalize("我要是狼，我就退圈"))
+    False
+    >>> counterfactual(normalize("我要是狼早就天打雷劈了"))
+    False
+    """
+    clean = nt.clean
+    if "狼" not in clean and "悍跳" not in clean and "假" not in clean:
+        return False  # most posts: the frame's role word is not there
+    cues = _cues()
+    found = False
+    for m in cues.counterfactual.finditer(clean):
+        end = _clause_end(clean, m.end(), _SENTENCE_END)
+        if cues.counterfactual_reasoning.search(clean, m.end(), end):
+            found = True
+            break
+    # the wager words read through noise (担/保) as the patterns read them
+    return found and cues.counterfactual_unless.search(nt.folded) is None
 
 
 # -- M72 2(8) ------------------------------------------------------------------------------------

@@ -83,21 +83,28 @@ REGULARISATION_C = 8.0
 MIN_DF = 3
 # Each category may flag at most this share of the clean training posts (out of fold). Budgets are
 # per category so that posts added to one category move only that category's threshold (one shared
-# budget let insult, oath and vest take the room first and pushed meta and emotional out). The sum
-# (1.9%) bounds the share of clean posts flagged by any category, under the 2% goal. Chosen on
+# budget let insult, oath and vest take the room first and pushed meta and emotional out). Chosen on
 # out-of-fold figures of the training split, not on dev: with the corpus of December 2026 (11,501
 # training posts, 5,719 clean, most of them near misses written to be hard), 0.15% left vest,
 # real_life and meta at thresholds of 0.83-0.97 (out-of-fold F1 0.79, 0.71, 0.79); the budgets
-# below are where each category's out-of-fold F1 stops rising much (vest 0.88, real_life 0.87,
-# meta 0.82, oath 0.93), with 1.8% of clean training posts flagged by any category out of fold.
+# are where each category's out-of-fold F1 stops rising much. corpus/cw6.jsonl then added 330
+# clean posts written to sit on the classifier's own boundary (hypothetical role talk, remarks
+# addressed to a player, the director named in passing, 替 meaning "for"): at the old budgets they
+# pushed insult, oath, vest and director to thresholds of 0.72-0.87 and cost recall the rules
+# cannot make up. Out of fold, insult gains 0.013 F1 from 0.25% to 0.30%, oath 0.005 to 0.35%,
+# vest 0.020 to 0.40%, director 0.038 to 0.35% and meta 0.010 to 0.30%, little more beyond. The
+# sum of the budgets (2.35%) is now above the 2% goal for the classifier alone on the training
+# split (2.2% of clean training posts flagged out of fold); the goal is the full screener's, whose
+# reading layers explain most near misses away (0.5-1.1% of clean posts flagged on the four blind
+# sets, 1.4% on the held-out set).
 CLEAN_FPR_BUDGETS: Mapping[str, float] = {
-    "insult": 0.0025,
-    "oath": 0.0025,
-    "vest": 0.0035,
-    "director": 0.0015,
+    "insult": 0.003,
+    "oath": 0.0035,
+    "vest": 0.004,
+    "director": 0.0035,
     "evidence": 0.0015,
     "real_life": 0.0035,
-    "meta": 0.0025,
+    "meta": 0.003,
     "emotional": 0.0015,
 }
 #: The budget of a category the table above does not name.
