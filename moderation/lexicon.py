@@ -1,9 +1,10 @@
-"""Multi-pattern lexicon matching over the folded and sound views (pyahocorasick).
+"""Multi-pattern lexicon matching over the folded and sound views (Aho-Corasick).
 
 The lexicon terms of ``lexicons/terms/*.tsv`` are expanded into variant keys by
-:mod:`moderation.variants` and loaded into two Aho-Corasick automata, one over the ``folded`` view
-and one over the ``sound`` view, so that a post is scanned once per view however many terms there
-are.  Candidate hits then pass three filters that keep game talk clean:
+:mod:`moderation.variants` and loaded into two Aho-Corasick automata
+(:class:`moderation.scan.Scanner`), one over the ``folded`` view and one over the ``sound`` view,
+so that a post is scanned once per view however many terms there are.  Candidate hits then pass
+three filters that keep game talk clean:
 
 1. **letter boundaries**: a key that starts or ends with a Latin letter or digit must not continue
    a longer word in the original text (``sb`` in ``usb`` is not a hit);
@@ -31,8 +32,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import ahocorasick
-
 from lexicons.loader import (
     CATEGORIES,
     AllowEntry,
@@ -49,6 +48,7 @@ from moderation.normalize import (
     is_han,
     normalize,
 )
+from moderation.scan import Scanner
 from moderation.variants import GUARDED_VIA, sound_keys, text_keys
 
 __all__ = [
@@ -454,18 +454,11 @@ def _best_per_span(cands: list[Candidate]) -> list[Candidate]:
     return sorted(best.values(), key=lambda c: (c.start, -c.end, c.category))
 
 
-def _automaton(mapping: dict[str, Any]) -> Any:
-    """An automaton whose values are ``(key, payload)``; equal payloads share one tuple (tens of
+def _automaton(mapping: dict[str, Any]) -> Scanner:
+    """A scanner whose values are ``(key, payload)``; equal payloads share one tuple (tens of
     thousands of keys carry the same few ``(term, via)`` lists), so the values stay small."""
-    auto = ahocorasick.Automaton()
     shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    for key, value in mapping.items():
-        payload = tuple(value)
-        auto.add_word(key, (key, shared.setdefault(payload, payload)))
-    if len(auto) == 0:
-        auto.add_word("\x00\x00", ("\x00\x00", ()))  # an empty automaton cannot be searched
-    auto.make_automaton()
-    return auto
+    return Scanner((k, (k, shared.setdefault(tuple(v), tuple(v)))) for k, v in mapping.items())
 
 
 @cache
