@@ -559,15 +559,15 @@ def token_places(
                     continue
                 if spelled is None:
                     spelled = _Spelled(units)
-                found = spelled.syllable_runs(key)
+                firsts = spelled.syllable_runs(key)
             else:
                 size = len(key)
                 if not _in_range(size, config.initials_ngrams):
                     continue
                 if spelled is None:
                     spelled = _Spelled(units)
-                found = spelled.initial_runs(key)
-            places.extend(nt.span(units[i][1], units[i + size - 1][2]) for i in found)
+                firsts = spelled.initial_runs(key)
+            places.extend(nt.span(units[i][1], units[i + size - 1][2]) for i in firsts)
         elif prefix == "e:" and len(key) == 1 and unicodedata.category(key) == "So":
             places.extend((i, i + 1) for i, ch in enumerate(text) if ch == key)
         elif prefix == "l:" and config.lexicon:
