@@ -280,7 +280,7 @@ class LexiconMatcher:
             return []
         raw: dict[tuple[int, int, int], str] = {}
         for end, payload in self._text.iter(folded):
-            start = end + 1 - len(payload[0])
+            start = end + 1 - payload[0]
             for idx, via in payload[1]:
                 raw.setdefault((idx, start, end + 1), via)
         if WILDCARD in folded:
@@ -288,13 +288,13 @@ class LexiconMatcher:
             kept = [i for i, c in enumerate(folded) if c != WILDCARD]
             bare = "".join(folded[i] for i in kept)
             for end, payload in self._text.iter(bare):
-                start = end + 1 - len(payload[0])
+                start = end + 1 - payload[0]
                 for idx, via in payload[1]:
                     raw.setdefault((idx, kept[start], kept[end] + 1), via)
         # Only the first reading of each character in the post: evasions are written with a
         # character's everyday sound, and rare readings (被 as pi) would invent homophones.
         for end, payload in self._sound.iter(nt.sound):
-            start = end + 1 - len(payload[0])
+            start = end + 1 - payload[0]
             for idx, via in payload[1]:
                 raw.setdefault((idx, start, end + 1), via)
         if not raw:
@@ -350,8 +350,8 @@ class LexiconMatcher:
 
     def _allowed_spans(self, folded: str) -> list[tuple[int, int, str | None]]:
         spans: list[tuple[int, int, str | None]] = []
-        for end, (word, cats) in self._allow.iter(folded):
-            start = end + 1 - len(word)
+        for end, (length, cats) in self._allow.iter(folded):
+            start = end + 1 - length
             spans.extend((start, end + 1, cat) for cat in cats)
         return spans
 
@@ -455,10 +455,12 @@ def _best_per_span(cands: list[Candidate]) -> list[Candidate]:
 
 
 def _automaton(mapping: dict[str, Any]) -> Scanner:
-    """A scanner whose values are ``(key, payload)``; equal payloads share one tuple (tens of
-    thousands of keys carry the same few ``(term, via)`` lists), so the values stay small."""
+    """A scanner whose values are ``(length of the key, payload)``; equal values share one tuple
+    (tens of thousands of keys carry the same few ``(term, via)`` lists, and a term's variant keys
+    mostly have its length), so the values stay small."""
     shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    return Scanner((k, (k, shared.setdefault(tuple(v), tuple(v)))) for k, v in mapping.items())
+    values = ((k, (len(k), tuple(v))) for k, v in mapping.items())
+    return Scanner((k, shared.setdefault(value, value)) for k, value in values)
 
 
 @cache
