@@ -510,7 +510,7 @@ class PostClassifier:
 # Fast scoring
 
 
-# posts whose column sets prediction keeps for their evidence (a batch is at most 500 posts)
+# at most this many posts' column sets are kept for their evidence (a batch is at most 500 posts)
 _RECENT_POSTS = 1024
 
 
@@ -541,7 +541,8 @@ class _LinearScorer:
         self.weights = None if self.binary else np.ascontiguousarray(extended[:, :n_categories])
         self.intercept = np.ascontiguousarray(model.intercept, dtype=np.float64)
         self.intercepts: list[float] = self.intercept.tolist()
-        # the column sets of the posts predicted last, for their evidence (see known_columns)
+        # the column sets of the posts of the last prediction call, for their evidence (see
+        # known_columns); each call starts afresh, so no post outlives the call after its own
         self._recent: dict[int, tuple[NormalizedText, str, tuple[tuple[str, str], ...], set[int]]]
         self._recent = {}
 
@@ -604,7 +605,13 @@ class _LinearScorer:
         normalized: Sequence[NormalizedText] | None,
         hits: Sequence[Iterable[tuple[str, str]]] | None,
     ) -> np.ndarray | list[list[float]]:
-        """One row of probabilities per text: plain lists for one binary row, else an array."""
+        """One row of probabilities per text: plain lists for one binary row, else an array.
+
+        The column sets remembered for the previous call's posts are let go first: the screener
+        explains a post right after predicting it, and keeping hundreds of posts' views and sets
+        alive made every garbage collection walk them (about a tenth of a post's screening time).
+        """
+        self._recent = {}
         if len(texts) == 1 and self.binary:
             return [
                 self._single(

@@ -541,6 +541,7 @@ def token_places(
     wanted = list(dict.fromkeys(tokens))
     out: dict[str, list[Span]] = {t: [] for t in wanted}
     hits: list[HitSpan] | None = None
+    spelled: _Spelled | None = None
     for token in wanted:
         prefix, key = token[:2], token[2:]
         places = out[token]
@@ -553,18 +554,20 @@ def token_places(
             if units is None:
                 units = syllable_units(folded)
             if prefix == "p:":
-                items, size = [u[0] for u in units], key.count(" ") + 1
+                size = key.count(" ") + 1
                 if not _in_range(size, config.pinyin_ngrams):
                     continue
-                wanted_items = key.split(" ")
+                if spelled is None:
+                    spelled = _Spelled(units)
+                firsts = spelled.syllable_runs(key)
             else:
-                items, size = [u[0][0] for u in units], len(key)
+                size = len(key)
                 if not _in_range(size, config.initials_ngrams):
                     continue
-                wanted_items = list(key)
-            for i in range(len(items) - size + 1):
-                if items[i : i + size] == wanted_items:
-                    places.append(nt.span(units[i][1], units[i + size - 1][2]))
+                if spelled is None:
+                    spelled = _Spelled(units)
+                firsts = spelled.initial_runs(key)
+            places.extend(nt.span(units[i][1], units[i + size - 1][2]) for i in firsts)
         elif prefix == "e:" and len(key) == 1 and unicodedata.category(key) == "So":
             places.extend((i, i + 1) for i, ch in enumerate(text) if ch == key)
         elif prefix == "l:" and config.lexicon:
@@ -582,6 +585,43 @@ def _in_range(size: int, bounds: tuple[int, int]) -> bool:
     return bounds[0] <= size <= bounds[1]
 
 
+class _Spelled:
+    """A post's syllables spelt out once, so that a syllable or initials n-gram is found by
+    ``str.find`` rather than by comparing a slice at every place.
+
+    Syllables hold no spaces, so in the syllables joined by spaces (one before each and one at
+    the end) the n-gram ``k1 k2`` with a space on each side is found exactly where the syllables
+    ``k1, k2`` follow each other; each initial is one character, so in the initials joined an
+    n-gram's offset is the index of its first syllable.
+    """
+
+    def __init__(self, units: Sequence[tuple[str, int, int]]) -> None:
+        syllables = [u[0] for u in units]
+        self.joined = " " + " ".join(syllables) + " "
+        # offset of the space before each syllable -> the syllable's index
+        offsets = itertools.accumulate([len(s) + 1 for s in syllables[:-1]], initial=0)
+        self.index = {offset: i for i, offset in enumerate(offsets)}
+        self.initials = "".join([s[0] for s in syllables])
+
+    def syllable_runs(self, key: str) -> list[int]:
+        """Index of the first syllable of every place of ``key`` (syllables joined by spaces)."""
+        return [self.index[at] for at in _places(self.joined, " " + key + " ")]
+
+    def initial_runs(self, key: str) -> list[int]:
+        """Index of the first syllable of every place of ``key`` (one initial per syllable)."""
+        return _places(self.initials, key)
+
+
+def _places(text: str, needle: str) -> list[int]:
+    """Every offset of ``needle`` in ``text``, overlapping ones included, in order."""
+    out: list[int] = []
+    at = text.find(needle)
+    while at >= 0:
+        out.append(at)
+        at = text.find(needle, at + 1)
+    return out
+
+
 def syllable_units(folded: str) -> list[tuple[str, int, int]]:
     """The syllables of ``folded`` (as the ``p:`` and ``i:`` features read them), each with the
     folded ``[start, end)`` it was read from.
@@ -596,7 +636,8 @@ def syllable_units(folded: str) -> list[tuple[str, int, int]]:
         if han:
             readings = han_pinyin(han)
             if len(readings) == len(han):
-                units += [(r, start + k, start + k + 1) for k, r in enumerate(readings)]
+                end = m.end()
+                units += zip(readings, range(start, end), range(start + 1, end + 1), strict=True)
             else:
                 units += [(r, start, m.end()) for r in readings]
         elif letters:

@@ -1,9 +1,10 @@
-"""Multi-pattern lexicon matching over the folded and sound views (pyahocorasick).
+"""Multi-pattern lexicon matching over the folded and sound views (Aho-Corasick).
 
 The lexicon terms of ``lexicons/terms/*.tsv`` are expanded into variant keys by
-:mod:`moderation.variants` and loaded into two Aho-Corasick automata, one over the ``folded`` view
-and one over the ``sound`` view, so that a post is scanned once per view however many terms there
-are.  Candidate hits then pass three filters that keep game talk clean:
+:mod:`moderation.variants` and loaded into two Aho-Corasick automata
+(:class:`moderation.scan.Scanner`), one over the ``folded`` view and one over the ``sound`` view,
+so that a post is scanned once per view however many terms there are.  Candidate hits then pass
+three filters that keep game talk clean:
 
 1. **letter boundaries**: a key that starts or ends with a Latin letter or digit must not continue
    a longer word in the original text (``sb`` in ``usb`` is not a hit);
@@ -31,8 +32,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import ahocorasick
-
 from lexicons.loader import (
     CATEGORIES,
     AllowEntry,
@@ -49,6 +48,7 @@ from moderation.normalize import (
     is_han,
     normalize,
 )
+from moderation.scan import Scanner
 from moderation.variants import GUARDED_VIA, sound_keys, text_keys
 
 __all__ = [
@@ -280,7 +280,7 @@ class LexiconMatcher:
             return []
         raw: dict[tuple[int, int, int], str] = {}
         for end, payload in self._text.iter(folded):
-            start = end + 1 - len(payload[0])
+            start = end + 1 - payload[0]
             for idx, via in payload[1]:
                 raw.setdefault((idx, start, end + 1), via)
         if WILDCARD in folded:
@@ -288,13 +288,13 @@ class LexiconMatcher:
             kept = [i for i, c in enumerate(folded) if c != WILDCARD]
             bare = "".join(folded[i] for i in kept)
             for end, payload in self._text.iter(bare):
-                start = end + 1 - len(payload[0])
+                start = end + 1 - payload[0]
                 for idx, via in payload[1]:
                     raw.setdefault((idx, kept[start], kept[end] + 1), via)
         # Only the first reading of each character in the post: evasions are written with a
         # character's everyday sound, and rare readings (被 as pi) would invent homophones.
         for end, payload in self._sound.iter(nt.sound):
-            start = end + 1 - len(payload[0])
+            start = end + 1 - payload[0]
             for idx, via in payload[1]:
                 raw.setdefault((idx, start, end + 1), via)
         if not raw:
@@ -350,8 +350,8 @@ class LexiconMatcher:
 
     def _allowed_spans(self, folded: str) -> list[tuple[int, int, str | None]]:
         spans: list[tuple[int, int, str | None]] = []
-        for end, (word, cats) in self._allow.iter(folded):
-            start = end + 1 - len(word)
+        for end, (length, cats) in self._allow.iter(folded):
+            start = end + 1 - length
             spans.extend((start, end + 1, cat) for cat in cats)
         return spans
 
@@ -454,18 +454,13 @@ def _best_per_span(cands: list[Candidate]) -> list[Candidate]:
     return sorted(best.values(), key=lambda c: (c.start, -c.end, c.category))
 
 
-def _automaton(mapping: dict[str, Any]) -> Any:
-    """An automaton whose values are ``(key, payload)``; equal payloads share one tuple (tens of
-    thousands of keys carry the same few ``(term, via)`` lists), so the values stay small."""
-    auto = ahocorasick.Automaton()
+def _automaton(mapping: dict[str, Any]) -> Scanner:
+    """A scanner whose values are ``(length of the key, payload)``; equal values share one tuple
+    (tens of thousands of keys carry the same few ``(term, via)`` lists, and a term's variant keys
+    mostly have its length), so the values stay small."""
     shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    for key, value in mapping.items():
-        payload = tuple(value)
-        auto.add_word(key, (key, shared.setdefault(payload, payload)))
-    if len(auto) == 0:
-        auto.add_word("\x00\x00", ("\x00\x00", ()))  # an empty automaton cannot be searched
-    auto.make_automaton()
-    return auto
+    values = ((k, (len(k), tuple(v))) for k, v in mapping.items())
+    return Scanner((k, shared.setdefault(value, value)) for k, value in values)
 
 
 @cache

@@ -40,6 +40,7 @@ Views (all derived from one per-character fold, see ``docs/moderation.md``):
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 import unicodedata
@@ -375,43 +376,107 @@ _INITIALS = _InitialTable()
 _REPEAT_RUN = re.compile(r"([^\W\d_])\1+")
 
 
-@dataclass(frozen=True)
 class View:
     """One folded view with its map back to the original text.
 
     ``starts[i]`` is the original index of the character that produced ``text[i]``; ``ends[i]``
     is the original index just after it (after the last of a collapsed run).
+
+    The maps are built on first use: most posts are matched, found clean and never ask where a
+    character came from, so a view made by :func:`normalize` keeps the masked text and its
+    length table until then. Views compare and hash by ``(text, starts, ends)``.
     """
 
-    text: str
-    starts: tuple[int, ...]
-    ends: tuple[int, ...]
+    __slots__ = ("_ends", "_lengths", "_masked", "_starts", "text")
+
+    def __init__(
+        self,
+        text: str,
+        starts: tuple[int, ...] | None = None,
+        ends: tuple[int, ...] | None = None,
+        *,
+        masked: str = "",
+        lengths: dict[int, str] | None = None,
+    ) -> None:
+        if (starts is None or ends is None) and lengths is None:
+            raise ValueError("a view needs its maps or the table to build them from")
+        self.text = text
+        self._starts = starts
+        self._ends = ends
+        self._masked = masked
+        self._lengths = lengths
+
+    @property
+    def starts(self) -> tuple[int, ...]:
+        """View index -> original index of the character it came from."""
+        starts = self._starts
+        if starts is None:
+            starts = self._build()[0]
+        return starts
+
+    @property
+    def ends(self) -> tuple[int, ...]:
+        """View index -> original index just after it."""
+        ends = self._ends
+        if ends is None:
+            ends = self._build()[1]
+        return ends
+
+    def _build(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        lengths = self._lengths
+        assert lengths is not None
+        # one code unit per original character: chr(how many view characters it became)
+        codes = self._masked.translate(lengths)
+        n = len(codes)
+        starts: tuple[int, ...]
+        ends: tuple[int, ...]
+        if len(self.text) == n and codes.count("\x01") == n:
+            starts, ends = tuple(range(n)), tuple(range(1, n + 1))
+        elif max(codes, default="\x00") <= "\x01":
+            kept = codes.encode("latin-1")  # 0 or 1 per character: compress keeps the ones
+            starts = tuple(itertools.compress(range(n), kept))
+            ends = tuple(itertools.compress(range(1, n + 1), kept))
+        else:
+            st: list[int] = []
+            for i, c in enumerate(codes):
+                if c != "\x00":
+                    st.extend([i] * ord(c))
+            starts, ends = tuple(st), tuple(i + 1 for i in st)
+        # a thread that built them too built the same maps
+        self._starts, self._ends = starts, ends
+        return starts, ends
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Original ``(start, end)`` covering view characters ``start..end-1`` (end exclusive)."""
         if end <= start:
-            pos = self.starts[start] if start < len(self.starts) else self._tail()
+            pos = self.starts[start] if start < len(self.text) else self._tail()
             return pos, pos
         return self.starts[start], self.ends[end - 1]
 
     def _tail(self) -> int:
         return self.ends[-1] if self.ends else 0
 
+    def _key(self) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
+        return self.text, self.starts, self.ends
 
-def _build_view(original: str, masked: str, fold: dict[int, str], lens: dict[int, str]) -> View:
-    text = masked.translate(fold)
-    codes = masked.translate(lens)
-    n = len(original)
-    if len(text) == n and codes.count("\x01") == n:
-        return View(text, tuple(range(n)), tuple(range(1, n + 1)))
-    if max(codes, default="\x00") <= "\x01":
-        st = [i for i, c in enumerate(codes) if c == "\x01"]
-    else:
-        st = []
-        for i, c in enumerate(codes):
-            if c != "\x00":
-                st.extend([i] * ord(c))
-    return View(text, tuple(st), tuple(i + 1 for i in st))
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, View):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"View(text={self.text!r}, starts={self.starts!r}, ends={self.ends!r})"
+
+    def __reduce__(self) -> tuple[type[View], tuple[str, tuple[int, ...], tuple[int, ...]]]:
+        return View, self._key()  # the maps themselves, never the shared length table
+
+
+def _build_view(masked: str, fold: dict[int, str], lengths: dict[int, str]) -> View:
+    """A view of ``masked`` through a fold table; its maps are built when first asked for."""
+    return View(masked.translate(fold), masked=masked, lengths=lengths)
 
 
 def _collapse(view: View) -> tuple[View, tuple[tuple[int, int], ...]]:
@@ -527,9 +592,9 @@ def normalize(text: str) -> NormalizedText:
     masked = text
     if "[" in text:
         masked = _BBCODE_TAG.sub(lambda m: _MASK * (m.end() - m.start()), text)
-    folded = _build_view(text, masked, _FOLD, _FOLD_LEN)
+    folded = _build_view(masked, _FOLD, _FOLD_LEN)
     collapsed_view, runs = _collapse(folded)
-    clean = _build_view(text, masked, _CLEAN, _CLEAN_LEN)
+    clean = _build_view(masked, _CLEAN, _CLEAN_LEN)
     return NormalizedText(
         text, collapsed_view, clean, bool(runs), masked if masked is not text else ""
     )

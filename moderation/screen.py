@@ -289,6 +289,12 @@ class Screener:
         )
         self.min_confidence = min_confidence
         self.layers = layers
+        # the layers' questions answered once: a Flag operation costs a microsecond or two, and
+        # every post with a candidate asked four of them
+        self._cites = bool(layers & Layer.CITATIONS)
+        self._reads_voices = bool(
+            layers & (Layer.QUOTED_RULES | Layer.QUOTED_PLAYERS | Layer.CITATIONS)
+        )
         self._quoting_voices = frozenset(
             v
             for v in Voice
@@ -402,7 +408,7 @@ class Screener:
             remember_hits(nt.original, cands)  # a plain predict(texts) finds them there
         spans = [(c.category, c.via, c.start, c.end) for c in cands if c.category in CATEGORIES]
         explained: set[str] = set()
-        if cands or (self.layers & Layer.CITATIONS and may_cite(nt)):
+        if cands or (self._cites and may_cite(nt)):
             cands = self._read(nt, cands, explained)
         if self.layers & Layer.QUOTED_PLAYERS and counterfactual(nt):
             explained.add("oath")  # 我要是狼昨天就不会…: an argument, no wager (speaker.py)
@@ -432,13 +438,12 @@ class Screener:
         self, nt: NormalizedText, cands: list[Candidate], explained: set[str]
     ) -> list[Candidate]:
         """The reading layers over one post's lexicon and pattern candidates."""
-        layers = self.layers
-        if not layers & Layer.CITATIONS:
+        if not self._cites:
             cands = [c for c in cands if c.article != _CITE]
-        sensed = apply_senses(nt, cands, layers)
+        sensed = apply_senses(nt, cands, self.layers)
         cands = sensed.candidates
         explained.update(sensed.explained)
-        if not layers & (Layer.QUOTED_RULES | Layer.QUOTED_PLAYERS | Layer.CITATIONS):
+        if not self._reads_voices:
             return cands
         reading = read(nt)
         if not reading.quoted:
@@ -452,7 +457,7 @@ class Screener:
         ]
         if len(own) < len(cands):
             explained.update(c.category for c in cands if c not in own)
-        if layers & Layer.CITATIONS:
+        if self._cites:
             own += citations(reading, cands)
         return own
 

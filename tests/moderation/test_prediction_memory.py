@@ -1,0 +1,28 @@
+"""Prediction keeps the column sets of its last call's posts only (for their evidence)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from moderation.classifier import PostClassifier
+from moderation.screen import Screener
+
+MODEL = Path(__file__).resolve().parents[2] / "var" / "model.skops"
+
+
+def test_a_prediction_lets_the_previous_calls_posts_go() -> None:
+    if not MODEL.exists():
+        pytest.skip("no trained model at var/model.skops (make model)")
+    model = PostClassifier.load(MODEL)
+    screener = Screener("m08", classifier=model)
+    posts = [f"{i}号你个沙比，操作失误也能悍跳预言家？" for i in range(40)]
+    for post in posts:
+        screener.screen(post)
+    # every garbage collection walks what is kept: one post, not the forty screened
+    assert len(model._scorer._recent) == 1
+    screener.screen_many(posts[:7])
+    assert len(model._scorer._recent) == 7
+    flagged = screener.screen("你个沙比")
+    assert any(f.via == "classifier" and f.evidence for f in flagged)  # still explained
