@@ -8,11 +8,12 @@ process, so the service never holds pypinyin's dictionaries) and named by a dige
 version and data files, under the same temp directory as the word trie
 (:func:`moderation.wordseg.word_frequencies`):
 
-* ``pinyin-<digest>.marisa``: every phrase of pypinyin's phrase dictionary -> its toneless
-  readings (what ``lazy_pinyin`` gives the phrase), a ``marisa-trie`` mapped read-only (shared by
-  every process) that also answers the phrase-prefix questions of pypinyin's phrase cutting;
-* ``pinyin-<digest>.npz``: per code point, what ``lazy_pinyin`` gives the character alone and every
-  toneless reading (:func:`moderation.normalize.readings`), as small integer arrays.
+* ``pinyin-<digest>.marisa``: every phrase of pypinyin's phrase dictionary, a ``marisa-trie``
+  mapped read-only (shared by every process) that answers the phrase questions of pypinyin's
+  phrase cutting and numbers the phrases;
+* ``pinyin-<digest>.npz``: per phrase number, its toneless readings (what ``lazy_pinyin`` gives
+  the phrase); per code point, what ``lazy_pinyin`` gives the character alone and every toneless
+  reading (:func:`moderation.normalize.readings`); all as small integer arrays.
 
 pypinyin stays the reference (:mod:`moderation.implementation`: :func:`lazy_pinyin` calls it on
 that path); ``tests/moderation/test_pinyin_table.py`` compares the tables with pypinyin for every
@@ -37,7 +38,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from moderation.implementation import reference
 
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 #: Bump when either file's layout or meaning changes (the names carry it: old files are not read).
-_FORMAT = "pinyin tables v1: phrase -> readings (BytesTrie); first, all readings per code point"
+_FORMAT = "pinyin tables v2: phrase Trie; phrase, first and all readings as arrays"
 
 # pypinyin's ``RE_HANS`` (the characters it converts, ``constants.py``) without its anchors, copied
 # so that the fast path need not import pypinyin (tests/moderation/test_pinyin_table.py checks it
@@ -64,15 +65,24 @@ RE_HANS_RUN = re.compile(
     "\U00030000-\U0003134a\U000300f7-\U00031288\U00030edd\U00030ede\U00031350-\U00032389]+"
 )
 
+_HANS_TOP = 0x32389  # the last code point of RE_HANS_RUN
 _LOCK = threading.Lock()
+_LONGER = 1  # in _Tables.pairs: longer phrases start with these two characters
 
 
 @dataclass(frozen=True)
 class _Tables:
     """The two files, loaded: see the module docstring."""
 
-    phrases: Any  # marisa_trie.BytesTrie, phrase -> b"yin hang" (space-separated readings)
+    phrases: Any  # marisa_trie.Trie of every phrase (its key ids number them)
+    readings: list[tuple[str, ...]]  # by phrase number: the phrase's lazy_pinyin
     longest: int  # characters in the longest phrase
+    # the first two characters of every phrase -> (1 + their phrase number, 0 when they are
+    # none) * 2 + _LONGER when longer phrases start with them: phrases have two characters or
+    # more, and most positions of a run start none or only a two-character one, which this
+    # answers without the trie
+    pairs: dict[str, int]
+    alone: list[str | None]  # per code point: lazy_pinyin(chr(cp)) when it has a reading
     names: tuple[str, ...]  # every reading the arrays number, by number
     first: Any  # uint16 per code point: 1 + the number of lazy_pinyin(ch)'s reading, 0: none
     offsets: Any  # uint32, one more than code points: readings(chr(cp)) are all_[offsets[cp]:...]
@@ -114,7 +124,8 @@ def _segment_readings_from_pypinyin() -> tuple[dict[str, tuple[str, ...]], dict[
 
     phrases: dict[str, tuple[str, ...]] = {}
     for phrase, readings_ in PHRASES_DICT.items():
-        if len(readings_) != len(phrase):  # none so far; lazy_pinyin itself would be needed
+        if len(readings_) != len(phrase) or len(phrase) < 2:  # none so far: the tables and
+            # the phrase cutting (which looks for phrases of two characters or more) would change
             raise ValueError(f"pypinyin phrase {phrase!r} has {len(readings_)} readings")
         phrases[phrase] = tuple(normal(r[0]) for r in readings_)
     chars = {cp: normal(raw.split(",", 1)[0]) for cp, raw in PINYIN_DICT.items()}
@@ -132,26 +143,31 @@ def _build(prefix: str) -> None:
     every = {cp: _stripped_readings(raw) for cp, raw in PINYIN_DICT.items()}
     normal = sorted({to_normal(r) for raw in PINYIN_DICT.values() for r in raw.split(",")})
     names = sorted({*chars.values(), *(r for rs in every.values() for r in rs), *normal})
-    number = {name: i for i, name in enumerate(names)}
+    number_of = {name: i for i, name in enumerate(names)}
     size = max(PINYIN_DICT) + 1
     first = np.zeros(size, dtype=np.uint16)
     for cp, name in chars.items():
-        first[cp] = 1 + number[name]
+        first[cp] = 1 + number_of[name]
     offsets = np.zeros(size + 1, dtype=np.uint32)
     flat: list[int] = []
     for cp in range(size):
-        flat.extend(number[r] for r in every.get(cp, ()))
+        flat.extend(number_of[r] for r in every.get(cp, ()))
         offsets[cp + 1] = len(flat)
     arrays: dict[str, Any] = {
         "names": np.frombuffer("\n".join(names).encode(), dtype=np.uint8),
         "first": first,
         "offsets": offsets,
         "all": np.asarray(flat, dtype=np.uint16),
-        "normal": np.asarray([number[n] for n in normal], dtype=np.uint16),
+        "normal": np.asarray([number_of[n] for n in normal], dtype=np.uint16),
     }
-    trie = marisa_trie.BytesTrie(
-        (phrase, " ".join(readings_).encode()) for phrase, readings_ in phrases.items()
-    )
+    trie = marisa_trie.Trie(phrases)
+    by_number: list[int] = []
+    phrase_offsets = np.zeros(len(trie) + 1, dtype=np.uint32)
+    for key, number in sorted(trie.iteritems(), key=lambda item: item[1]):
+        by_number.extend(number_of[r] for r in phrases[key])
+        phrase_offsets[number + 1] = len(by_number)
+    arrays["phrase_offsets"] = phrase_offsets
+    arrays["phrase_all"] = np.asarray(by_number, dtype=np.uint16)
 
     def save_arrays(path: str) -> None:
         with open(path, "wb") as fh:  # a file object: np.savez would add ".npz" to a path
@@ -200,6 +216,14 @@ def _prefix() -> str:
     return os.path.join(cache_dir(), f"pinyin-{digest}")
 
 
+def _build_in_child(prefix: str) -> None:
+    """Run :func:`_build` in a new interpreter that imports this very source tree."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONPATH": path}
+    subprocess.run([sys.executable, "-m", __name__, prefix], check=True, env=env)
+
+
 @cache
 def _tables() -> _Tables:
     import marisa_trie
@@ -211,15 +235,26 @@ def _tables() -> _Tables:
             if "pypinyin" in sys.modules:  # its dictionaries are paid for already
                 _build(prefix)
             else:  # a child holds them while it builds, so this process never does
-                subprocess.run([sys.executable, "-m", __name__, prefix], check=True)
-        trie = marisa_trie.BytesTrie()
+                _build_in_child(prefix)
+        trie = marisa_trie.Trie()
         trie.mmap(prefix + ".marisa")
         with np.load(prefix + ".npz") as data:
             names = tuple(bytes(data["names"]).decode().split("\n"))
             first, offsets, all_ = data["first"], data["offsets"], data["all"]
             normal = frozenset(names[i] for i in data["normal"].tolist())
-        longest = max((len(k) for k in trie.iterkeys()), default=0)
-        return _Tables(trie, longest, names, first, offsets, all_, normal)
+            bounds, flat = data["phrase_offsets"].tolist(), data["phrase_all"].tolist()
+        readings_ = [
+            tuple(names[i] for i in flat[bounds[k] : bounds[k + 1]]) for k in range(len(trie))
+        ]
+        longest, pairs = 0, dict[str, int]()
+        for key, number in trie.iteritems():
+            longest = max(longest, len(key))
+            flag = pairs.get(key[:2], 0)
+            pairs[key[:2]] = flag + (number + 1) * 2 if len(key) == 2 else flag | _LONGER
+        lookup = [None, *names]
+        alone = [lookup[i] for i in first.tolist()]
+        alone += [None] * (_HANS_TOP + 1 - len(alone))  # every character of a run indexes it
+        return _Tables(trie, readings_, longest, pairs, alone, names, first, offsets, all_, normal)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -263,14 +298,14 @@ def segment_pinyin(segment: str) -> tuple[str, ...]:
     """``lazy_pinyin(segment)`` for one phrase of pypinyin's phrase dictionary or one character
     of a Han run (a character without a reading reads as itself, as pypinyin keeps it)."""
     t = _tables()
-    found = t.phrases.get(segment)
-    if found is not None:
-        value: bytes = found[0]
-        return tuple(value.decode().split(" ")) if value else ()
+    number = t.phrases.get(segment)
+    if number is not None:
+        return t.readings[number]
     if len(segment) == 1:
         cp = ord(segment)
-        if cp < len(t.first) and t.first[cp]:
-            return (t.names[int(t.first[cp]) - 1],)
+        reading = t.alone[cp] if cp < len(t.alone) else None
+        if reading is not None:
+            return (reading,)
     return tuple(segment)
 
 
@@ -284,24 +319,41 @@ def phrase_segments(chunk: str) -> list[str]:
     >>> phrase_segments("我是中国人")
     ['我', '是', '中国人']
     """
-    t = _tables()
-    trie, longest = t.phrases, t.longest
     out: list[str] = []
-    pos, n = 0, len(chunk)
-    while pos < n:
-        window = chunk[pos : pos + longest + 1]  # no phrase is longer
-        found = trie.prefixes(window)
-        if found:
-            end = pos + max(map(len, found))
-            out.append(chunk[pos:end])
-            pos = end
-        elif len(window) <= longest and next(trie.iterkeys(window), None) is not None:
-            out.extend(window)  # the rest starts a phrase but is none: pypinyin's own quirk
-            break
-        else:
-            out.append(chunk[pos])
-            pos += 1
+    _cut(chunk, _tables(), lambda start, end, _: out.append(chunk[start:end]), out.extend)
     return out
+
+
+def _cut(chunk: str, t: _Tables, phrase: Any, chars: Any) -> None:
+    """:func:`phrase_segments` as calls: ``phrase(start, end, number)`` for a phrase of two
+    characters or more, ``chars(text)`` for characters cut one by one."""
+    trie, longest, pairs = t.phrases, t.longest, t.pairs
+    pos, n, single = 0, len(chunk), 0  # chunk[single:pos] waits to be cut character by character
+    while pos < n - 1:
+        kind = pairs.get(chunk[pos : pos + 2], 0)
+        if not kind:
+            pos += 1
+            continue
+        if kind & _LONGER:  # a longer phrase may start here
+            window = chunk[pos : pos + longest + 1]  # no phrase is longer
+            found = None
+            for found in trie.iter_prefixes_with_ids(window):  # noqa: B007 - the last is longest
+                pass
+            if found is None:
+                if len(window) <= longest and next(trie.iterkeys(window), None) is not None:
+                    break  # the rest starts a phrase but is none: pypinyin cuts it character
+                    # by character without looking further (its own quirk, kept)
+                pos += 1
+                continue
+            end, number = pos + len(found[0]), found[1]
+        else:  # a two-character phrase, and no longer one starts with it
+            end, number = pos + 2, (kind >> 1) - 1
+        if single < pos:
+            chars(chunk[single:pos])
+        phrase(pos, end, number)
+        pos = single = end
+    if single < n:
+        chars(chunk[single:])
 
 
 def lazy_pinyin(text: str) -> list[str]:
@@ -312,16 +364,29 @@ def lazy_pinyin(text: str) -> list[str]:
 
         result: list[str] = pypinyin_lazy(text)
         return result
+    t = _tables()
+    alone, readings_ = t.alone, t.readings
     out: list[str] = []
+    append = out.append
+
+    def phrase(start: int, end: int, number: int) -> None:
+        out.extend(readings_[number])
+
+    def chars(run: str) -> None:
+        got = list(map(alone.__getitem__, map(ord, run)))
+        if None in got:  # a character without a reading reads as itself, as pypinyin keeps it
+            out.extend([c if r is None else r for c, r in zip(run, got, strict=True)])
+        else:
+            out.extend(cast("list[str]", got))
+
     pos = 0
     for m in RE_HANS_RUN.finditer(text):
         if m.start() > pos:  # characters pypinyin has no pinyin for: one item, as they are
-            out.append(text[pos : m.start()])
-        for segment in phrase_segments(m.group()):
-            out.extend(segment_pinyin(segment))
+            append(text[pos : m.start()])
+        _cut(m.group(), t, phrase, chars)
         pos = m.end()
     if pos < len(text):
-        out.append(text[pos:])
+        append(text[pos:])
     return out
 
 
