@@ -71,11 +71,11 @@ venv-dev: $(VENV)/.installed-dev
 # every build, which keeps make run quick and the spent sets out of every developer's report.
 MODEL_INPUTS := $(wildcard corpus/*.jsonl) $(shell find lexicons -type f \( -name '*.tsv' -o -name '*.txt' -o -name '*.yaml' \) 2>/dev/null) $(wildcard moderation/*.py)
 
-# `python -m bansha.cli` from the source tree, not the `bansha` script: the model does not wait
+# `python -m bansha` from the source tree, not the `bansha` script: the model does not wait
 # for the compile, which installs that script (see run).
 $(MODEL): $(VENV)/.installed-train $(MODEL_INPUTS)
 	@echo "make: training the screening model from corpus/ (progress below) ..."
-	$(BIN)/python -m bansha.cli train --no-blind --out $(MODEL)
+	$(BIN)/python -m bansha train --no-blind --out $(MODEL)
 
 model: $(MODEL)
 
