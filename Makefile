@@ -85,7 +85,8 @@ db: $(VENV)/.installed
 # The compile and the model do not need each other, so a fresh clone makes them side by side
 # (a make of its own with two jobs, whatever -j run was given): the dependencies install beside
 # mypyc's type check and code generation, which use one core, and training follows beside the C
-# compiler. One after the other they took 134 s to the first answer on 2 cores (bench/make_run.json).
+# compiler. One after the other they took 134 s to the first answer on 2 quiet cores; side by side
+# the compile should be the longest path on a quiet machine (not measured yet: bench/make_run.json).
 run:
 	@$(MAKE) --no-print-directory -j2 $(VENV)/.installed $(MODEL)
 	@$(MAKE) --no-print-directory db
