@@ -13,33 +13,51 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Stamps re-run the install whenever pyproject.toml or setup.py changes, and whenever a game_rules
-# source does: setup.py compiles the game core's hot modules with mypyc, and an editable install
-# imports the compiled copy, which must never lag behind its source.
+# Stamps re-run an install whenever pyproject.toml changes; the compile re-runs whenever setup.py
+# or a game_rules source does too: setup.py compiles the game core's hot modules with mypyc, and
+# an editable install imports the compiled copy, which must never lag behind its source.
 GAME_SOURCES := $(shell find game_rules -name '*.py' 2>/dev/null)
 
-# The dependencies and the build requirements first, then the package without build isolation and
-# without dependencies: mypyc compiles once, in this venv (no throwaway build environment, no second
-# compile for the extras), with a line every 10 s while it runs.
-$(VENV)/.installed: pyproject.toml setup.py $(GAME_SOURCES) | $(BIN)/python
+# The build requirements (setuptools, mypy for mypyc, the YAML stubs) first: they are all the
+# compile needs, since the game core imports nothing else from outside the standard library.
+# --no-compile: no bytecode for every file of every dependency (SciPy's and matplotlib's test
+# suites included); Python writes it for the modules that are imported, when they are.
+$(VENV)/.installed-build: pyproject.toml | $(BIN)/python
+	$(BIN)/python deploy/requirements.py build > $(VENV)/requirements-build.txt
+	$(BIN)/pip install --quiet --no-compile -r $(VENV)/requirements-build.txt
+	touch $@
+
+# The package's dependencies, beside the compile (see run): the compile needs none of them.
+$(VENV)/.installed-deps: $(VENV)/.installed-build
 	@echo "make: installing the dependencies ..."
-	$(BIN)/python deploy/requirements.py build run > $(VENV)/requirements.txt
-	$(BIN)/pip install --quiet -r $(VENV)/requirements.txt
+	$(BIN)/python deploy/requirements.py run > $(VENV)/requirements.txt
+	$(BIN)/pip install --quiet --no-compile -r $(VENV)/requirements.txt
+	touch $@
+
+# The package itself without build isolation and without dependencies: mypyc compiles once, in
+# this venv (no throwaway build environment, no second compile for the extras), with a line every
+# 10 s while it runs.
+$(VENV)/.compiled: $(VENV)/.installed-build setup.py $(GAME_SOURCES)
 	@echo "make: compiling the game core with mypyc (about a minute on 2 idle cores) ..."
 	@$(BIN)/pip install --quiet --no-build-isolation --no-deps -e . & pid=$$!; s=0; \
 	while kill -0 $$pid 2>/dev/null; do sleep 10; s=$$((s + 10)); \
 		kill -0 $$pid 2>/dev/null && echo "make: still compiling ($$s s)"; done; wait $$pid
 	touch $@
 
-# The service needs only `pip install .`; training the model adds the `train` extra (progress
-# bars, the precision-recall plot), so `make run` on a fresh clone still trains; `make test` has both.
-# Each extra goes on top of the same install: nothing is compiled twice.
-$(VENV)/.installed-train: $(VENV)/.installed
-	$(BIN)/python deploy/requirements.py train > $(VENV)/requirements-train.txt
-	$(BIN)/pip install --quiet -r $(VENV)/requirements-train.txt
+# The package, compiled, with its dependencies: what the service and `bansha db` need.
+$(VENV)/.installed: $(VENV)/.compiled $(VENV)/.installed-deps
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed-train
+# The service needs only `pip install .`; training the model adds the `train` extra (progress
+# bars, the precision-recall plot), so `make run` on a fresh clone still trains; `make test` has
+# both. Each extra goes on top of the same dependencies: nothing is compiled twice, and the train
+# extra does not wait for the compile (training never imports the game core).
+$(VENV)/.installed-train: $(VENV)/.installed-deps
+	$(BIN)/python deploy/requirements.py train > $(VENV)/requirements-train.txt
+	$(BIN)/pip install --quiet --no-compile -r $(VENV)/requirements-train.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed $(VENV)/.installed-train
 	$(BIN)/python deploy/requirements.py dev > $(VENV)/requirements-dev.txt
 	$(BIN)/pip install --quiet -r $(VENV)/requirements-dev.txt
 	touch $@
@@ -53,16 +71,25 @@ venv-dev: $(VENV)/.installed-dev
 # every build, which keeps make run quick and the spent sets out of every developer's report.
 MODEL_INPUTS := $(wildcard corpus/*.jsonl) $(shell find lexicons -type f \( -name '*.tsv' -o -name '*.txt' -o -name '*.yaml' \) 2>/dev/null) $(wildcard moderation/*.py)
 
+# `python -m bansha` from the source tree, not the `bansha` script: the model does not wait
+# for the compile, which installs that script (see run).
 $(MODEL): $(VENV)/.installed-train $(MODEL_INPUTS)
 	@echo "make: training the screening model from corpus/ (progress below) ..."
-	$(BIN)/bansha train --no-blind --out $(MODEL)
+	$(BIN)/python -m bansha train --no-blind --out $(MODEL)
 
 model: $(MODEL)
 
 db: $(VENV)/.installed
 	$(BIN)/bansha db upgrade
 
-run: model db
+# The compile and the model do not need each other, so a fresh clone makes them side by side
+# (a make of its own with two jobs, whatever -j run was given): the dependencies install beside
+# mypyc's type check and code generation, which use one core, and training follows beside the C
+# compiler. One after the other they took 134 s to the first answer on 2 quiet cores; side by side
+# the compile should be the longest path on a quiet machine (not measured yet: bench/make_run.json).
+run:
+	@$(MAKE) --no-print-directory -j2 $(VENV)/.installed $(MODEL)
+	@$(MAKE) --no-print-directory db
 	$(BIN)/bansha serve --host $(HOST) --port $(PORT)
 
 # Chromium and CJK fonts for the console's browser tests; best effort, the tests skip with a reason without them.

@@ -82,12 +82,13 @@ _NOISE = (" ", "  ", "*", ".", "·", "、", "\u200b", "~", "😂", "[b][/b]", "|
 @cache
 def _homophones() -> dict[str, tuple[str, ...]]:
     """First reading -> common characters that read so first (sorted, deterministic)."""
-    from moderation.normalize import _pinyin_dict
+    from pypinyin.pinyin_dict import pinyin_dict
+
     from moderation.wordseg import tokenizer
 
     freq = tokenizer().FREQ
     out: dict[str, list[str]] = {}
-    for cp in sorted(_pinyin_dict()):
+    for cp in sorted(pinyin_dict):
         ch = chr(cp)
         if not is_han(ch) or freq.get(ch, 0) < COMMON_FREQ:
             continue
@@ -110,9 +111,9 @@ def _emoji_for() -> dict[str, tuple[str, ...]]:
         for r in readings(ch)[:1]:
             by_sound.setdefault(r, []).extend(symbols)
     out: dict[str, tuple[str, ...]] = {}
-    from moderation.normalize import _pinyin_dict
+    from pypinyin.pinyin_dict import pinyin_dict  # generating evasions (training) only
 
-    for cp in _pinyin_dict():
+    for cp in pinyin_dict:
         ch = chr(cp)
         rs = readings(ch)
         found = by_char.get(ch) or (by_sound.get(rs[0]) if rs else None)

@@ -107,12 +107,9 @@ class TextViews:
 @functools.lru_cache(maxsize=1)
 def _pinyin_syllables() -> frozenset[str]:
     """Every toneless pinyin syllable pypinyin knows (about 420), for reading romanised runs."""
-    from pypinyin.constants import PINYIN_DICT
-    from pypinyin.contrib.tone_convert import to_normal
+    from moderation.pinyin_table import normal_syllables
 
-    return frozenset(
-        to_normal(reading) for readings in PINYIN_DICT.values() for reading in readings.split(",")
-    )
+    return normal_syllables()
 
 
 @functools.lru_cache(maxsize=4096)  # letter runs repeat (sb, nmsl, qq); the result is immutable
@@ -155,18 +152,6 @@ _HAN = "\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0003134f\uf900-\ufaff\u3007"
 _UNITS = re.compile(f"([{_HAN}]+)|([a-z]+)|(.)", re.DOTALL)
 
 
-@functools.lru_cache(maxsize=1)
-def _pypinyin_tables() -> tuple[re.Pattern[str], Any, dict[str, Any]]:
-    """pypinyin's Han-chunk regex, phrase-prefix set and phrase dictionary (shared, not copied)."""
-    from pypinyin.constants import PHRASES_DICT, RE_HANS
-    from pypinyin.seg import mmseg
-
-    # RE_HANS is ``^(?:[...])+$``; without the anchors it finds the Han chunks pypinyin converts.
-    chunks = re.compile(RE_HANS.pattern[1:-1])
-    prefixes = getattr(mmseg.p_set, "_set", mmseg.p_set)
-    return chunks, prefixes, PHRASES_DICT
-
-
 class _Memo(dict[_K, _V]):
     """A dict that fills itself with ``compute(key)`` on first sight, up to ``limit`` entries.
 
@@ -186,97 +171,13 @@ class _Memo(dict[_K, _V]):
         return value
 
 
-def _pinyin_of_segment(segment: str) -> tuple[str, ...]:
-    """``lazy_pinyin(segment)`` for one phrase-dictionary word or one character.
-
-    Read straight from pypinyin's data, as its converter reads it (the phrase's first readings,
-    else the character's first reading), each toned reading converted once per process by
-    pypinyin's own NORMAL style (:data:`_toneless`): ``lazy_pinyin`` spends most of a new
-    segment's time on its per-call machinery, and a stream of unique posts brings new segments
-    all the time. Anything else goes to ``lazy_pinyin`` itself.
-    """
-    from pypinyin.constants import PHRASES_DICT, PINYIN_DICT
-
-    phrase = PHRASES_DICT.get(segment)
-    if phrase is not None and len(phrase) == len(segment):
-        return tuple(_toneless[readings[0]] for readings in phrase)
-    if len(segment) == 1:
-        raw = PINYIN_DICT.get(ord(segment))
-        if raw is not None:
-            return (_toneless[raw.split(",", 1)[0]],)
-    return tuple(_lazy_pinyin(segment))
-
-
-def _normal_style(toned: str) -> str:
-    """pypinyin's NORMAL style (what ``lazy_pinyin`` returns) of one toned reading."""
-    from pypinyin import Style
-    from pypinyin.style import convert
-
-    converted: str = convert(toned, Style.NORMAL, True, default=toned)
-    return converted
-
-
-# toned reading -> toneless (about 1,500 distinct readings in pypinyin's data: bounded)
-_toneless = _Memo(_normal_style)
-
-
-# ``lazy_pinyin`` of one phrase-dictionary word or one character (a bounded set: cached)
-_segment_pinyin = _Memo(_pinyin_of_segment).__getitem__
-
-
-def _phrase_segments(chunk: str, prefixes: Any, phrases: dict[str, Any]) -> list[str]:
-    """pypinyin's strict forward maximum matching (``mmseg.seg.cut``): same cuts, fewer copies.
-
-    From each position the scan grows a word one character at a time while it is a phrase
-    prefix and keeps the longest one that is a phrase; with none, one character is cut, except
-    that when the whole rest of the chunk is a phrase prefix pypinyin cuts the rest character by
-    character without looking further (kept here: the cuts must be pypinyin's own).
-
-    >>> _phrase_segments("我是中国人", *_pypinyin_tables()[1:])
-    ['我', '是', '中国人']
-    """
-    out: list[str] = []
-    pos, n = 0, len(chunk)
-    while pos < n:
-        if pos + 1 == n or chunk[pos : pos + 2] not in prefixes:
-            # no phrase of two or more characters starts here: pypinyin cuts one character
-            out.append(chunk[pos])
-            pos += 1
-            continue
-        # chunk[pos] is a prefix too (the prefix set holds every prefix of every phrase): start
-        # the scan at two characters, already known to be a prefix
-        last_valid = pos + 1 if chunk[pos] in phrases else 0
-        for end in range(pos + 2, n + 1):
-            word = chunk[pos:end]
-            if word in prefixes:
-                if word in phrases:
-                    last_valid = end
-            else:
-                if last_valid:
-                    out.append(chunk[pos:last_valid])
-                    pos = last_valid
-                else:
-                    out.append(chunk[pos])
-                    pos += 1
-                break
-        else:  # the whole rest is a phrase prefix
-            if last_valid:
-                out.append(chunk[pos:last_valid])
-                pos = last_valid
-            else:
-                out.extend(chunk[pos:])
-                break
-    return out
-
-
 def han_pinyin(run: str) -> list[str]:
-    """``pypinyin.lazy_pinyin(run)`` for a run of Han characters, without its per-call overhead.
+    """``pypinyin.lazy_pinyin(run)`` for a run of Han characters, without pypinyin.
 
-    The run is cut into phrases exactly as pypinyin cuts it (its phrase dictionary, strict forward
-    maximum matching); each phrase or single character is then converted by ``lazy_pinyin``
-    itself, once per process, so the readings are pypinyin's own, phrase context included. Runs
-    repeat (金水, 查杀, 预言家), so each distinct run is read once (a bounded memo). On the
-    reference path (:mod:`moderation.implementation`) this is ``lazy_pinyin(run)`` itself.
+    Read from :mod:`moderation.pinyin_table` (pypinyin's own phrase cuts and readings, phrase
+    context included, from compact tables built once per machine). Runs repeat (金水, 查杀,
+    预言家), so each distinct run is read once (a bounded memo). On the reference path
+    (:mod:`moderation.implementation`) this is ``lazy_pinyin(run)`` itself.
 
     >>> han_pinyin("银行行长"), han_pinyin("沙比")
     (['yin', 'hang', 'hang', 'zhang'], ['sha', 'bi'])
@@ -288,18 +189,9 @@ def han_pinyin(run: str) -> list[str]:
 
 def _han_pinyin(run: str) -> tuple[str, ...]:
     """:func:`han_pinyin` of one run, computed (the memo's fill)."""
-    chunks, prefixes, phrases = _pypinyin_tables()
-    out: list[str] = []
-    pos = 0
-    for m in chunks.finditer(run):
-        if m.start() > pos:  # characters pypinyin does not count as Han: as lazy_pinyin keeps them
-            out.extend(_lazy_pinyin(run[pos : m.start()]))
-        segments = _phrase_segments(m.group(), prefixes, phrases)
-        out.extend(itertools.chain.from_iterable(map(_segment_pinyin, segments)))
-        pos = m.end()
-    if pos < len(run):
-        out.extend(_lazy_pinyin(run[pos:]))
-    return tuple(out)
+    from moderation.pinyin_table import lazy_pinyin
+
+    return tuple(lazy_pinyin(run))
 
 
 # the pinyin of each distinct Han run seen (a run is at most a post long; 65,536 runs at most)
@@ -696,9 +588,9 @@ class ColumnMapper:
         self._syllables = _column_automaton(syllables)
         self._initials = _column_automaton(initials)
         self._emoji = emoji
-        # build the reading tables now (about a second), not during the first post screened
+        # open the reading tables now (built once per machine), not during the first post screened
         _pinyin_syllables()
-        _pypinyin_tables()
+        han_pinyin("预言家")
         # only emoji the model knows can add a column; one C-level scan finds them all
         self._emoji_rx = re.compile("|".join(map(re.escape, sorted(emoji)))) if emoji else None
         # (category, via) -> the columns of its two ``l:`` tokens; categories and vias are a small

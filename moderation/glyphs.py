@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from moderation.pinyin_table import has_reading
+
 __all__ = ["SERIES_LIMIT", "confusables", "emoji_chars", "han_lookalikes"]
 
 #: A component found in more decompositions than this is a radical or a stroke, not a phonetic
@@ -61,16 +63,9 @@ def _is_cjk_char(ch: str) -> bool:
     )
 
 
-@cache
-def _with_reading() -> frozenset[int]:
-    from pypinyin.pinyin_dict import pinyin_dict
-
-    return frozenset(pinyin_dict)
-
-
 def _simple_han(ch: str) -> bool:
     # a component that is a character of its own, with a reading (not a private-use stroke)
-    return len(ch) == 1 and ord(ch) in _with_reading()
+    return len(ch) == 1 and has_reading(ord(ch))
 
 
 @dataclass(frozen=True)
@@ -94,9 +89,8 @@ def _decompositions() -> _Decompositions:
     decomps: dict[str, list[tuple[str, ...]]] = {}
     total: dict[str, int] = defaultdict(int)
     counted: set[tuple[int, int, str, str]] = set()
-    readable = _with_reading()
     for ch, forms in data.items():
-        if len(ch) != 1 or ord(ch) not in readable:
+        if len(ch) != 1 or not has_reading(ord(ch)):
             continue
         kept = []
         for parts in forms:

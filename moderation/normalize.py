@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from importlib import resources
 
+from moderation import pinyin_table
+
 __all__ = [
     "WILDCARD",
     "NormalizedText",
@@ -283,37 +285,17 @@ _CLEAN = _FoldTable(1)
 _CLEAN_LEN = _LengthTable(1)
 
 
-def _strip_tone(syllable: str) -> str:
-    s = syllable.replace("ü", "v").replace("ǖ", "v").replace("ǘ", "v").replace("ǚ", "v")
-    s = s.replace("ǜ", "v")
-    s = unicodedata.normalize("NFD", s)
-    return "".join(c for c in s if "a" <= c <= "z")
-
-
-@cache
-def _pinyin_dict() -> dict[int, str]:
-    from pypinyin.pinyin_dict import pinyin_dict
-
-    table: dict[int, str] = pinyin_dict
-    return table
-
-
 @lru_cache(maxsize=1 << 16)
 def readings(ch: str) -> tuple[str, ...]:
     """Every toneless pinyin reading of a Han character, most common first; () for anything else.
 
+    Read from pypinyin's character dictionary through :mod:`moderation.pinyin_table` (compact
+    tables, so the service need not hold pypinyin's dictionaries).
+
     >>> readings("傻"), readings("绿"), readings("a")
     (('sha',), ('lv', 'lu'), ())
     """
-    raw = _pinyin_dict().get(ord(ch))
-    if raw is None:
-        return ()
-    out: list[str] = []
-    for r in raw.split(","):
-        t = _strip_tone(r)
-        if t and t not in out:
-            out.append(t)
-    return tuple(out)
+    return pinyin_table.readings(ch)
 
 
 _SYLLABLE_LOCK = threading.Lock()
@@ -322,10 +304,7 @@ _SYLLABLE_LOCK = threading.Lock()
 @cache
 def _syllables() -> dict[str, str]:
     """Every toneless syllable in pypinyin's table, numbered in sorted order (deterministic)."""
-    names: set[str] = set()
-    for raw in _pinyin_dict().values():
-        names.update(_strip_tone(r) for r in raw.split(","))
-    names.discard("")
+    names = pinyin_table.stripped_syllables()
     return {name: chr(_SYLLABLE_BASE + i) for i, name in enumerate(sorted(names))}
 
 

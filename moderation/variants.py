@@ -241,9 +241,9 @@ def _reading_combinations(term: str) -> list[tuple[str, ...]]:
     """The term's reading in context (pypinyin phrase data: 妈的 reads ma de) and the first
     reading of each character.  Rare readings are left out on purpose: 槽 also reads zao and
     被 also reads pi, and matching those turns 我早 into 卧槽 and 被验 into 屁眼."""
-    from pypinyin import Style, lazy_pinyin
+    from moderation.pinyin_table import lazy_pinyin
 
-    context = tuple(lazy_pinyin(term, style=Style.NORMAL, v_to_u=False, errors="default"))
+    context = tuple(lazy_pinyin(term))  # NORMAL style, ü as v, other characters kept
     first = tuple((readings(c) or (c,))[0] for c in term)
     combos = [first]
     if len(context) == len(term) and context != first:

@@ -41,7 +41,9 @@ RE_SKIP_DEFAULT = re.compile("(\r\n|\\s)", re.U)
 
 
 @cache
-def _cache_dir() -> str:
+def cache_dir() -> str:
+    """Where the tables built once per machine live (jieba's cache, the word trie, the pinyin
+    tables of :mod:`moderation.pinyin_table`): under the system temp directory."""
     path = os.path.join(tempfile.gettempdir(), "bansha-jieba")
     os.makedirs(path, exist_ok=True)
     return path
@@ -58,7 +60,7 @@ def tokenizer() -> Any:
         jieba.setLogLevel(logging.WARNING)
         logging.getLogger("jieba").setLevel(logging.WARNING)
         tok = jieba.Tokenizer()
-        tok.tmp_dir = _cache_dir()
+        tok.tmp_dir = cache_dir()
         tok.cache_file = "jieba.cache"
         tok.initialize()
         for word, freq, tag in load_game_vocab():
@@ -159,12 +161,12 @@ def word_frequencies() -> WordFrequencies:
         digest = hashlib.sha256(
             repr((stat.st_size, stat.st_mtime_ns, load_game_vocab(), _TRIE_FORMAT)).encode()
         ).hexdigest()[:16]
-        path = os.path.join(_cache_dir(), f"words-{digest}.marisa")
+        path = os.path.join(cache_dir(), f"words-{digest}.marisa")
         if not os.path.exists(path):
             built = marisa_trie.RecordTrie(
                 "<I", ((w, (f,)) for w, f in _dictionary_words().items())
             )
-            fd, tmp = tempfile.mkstemp(dir=_cache_dir(), suffix=".tmp")
+            fd, tmp = tempfile.mkstemp(dir=cache_dir(), suffix=".tmp")
             os.close(fd)
             try:
                 built.save(tmp)

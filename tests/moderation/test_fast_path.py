@@ -61,16 +61,3 @@ def test_fast_path_gives_the_reference_findings_on_corpus_and_holdout(
     for name, got in (("single", single), ("batch", batched)):
         differing = [t for t, a, b in zip(texts, expected, got, strict=True) if a != b]
         assert not differing, f"{name}: {len(differing)} posts differ, e.g. {differing[:3]}"
-
-
-def test_segment_pinyin_read_from_pypinyin_data_is_lazy_pinyin() -> None:
-    from pypinyin import lazy_pinyin
-    from pypinyin.constants import PHRASES_DICT, PINYIN_DICT
-
-    from moderation.features import _pinyin_of_segment
-
-    phrases = list(PHRASES_DICT)[::40]
-    chars = [chr(cp) for cp in list(PINYIN_DICT)[::10]]
-    assert len(phrases) > 1000 and len(chars) > 1000
-    differing = [s for s in phrases + chars if _pinyin_of_segment(s) != tuple(lazy_pinyin(s))]
-    assert not differing, differing[:5]
