@@ -40,6 +40,7 @@ __all__ = [
     "load_font_rules",
     "load_game_vocab",
     "load_keep_doubles",
+    "load_letter_words",
     "load_patterns",
     "load_shapes",
     "load_terms",
@@ -403,3 +404,15 @@ def _article(body: Mapping[str, Any], where: str, ruleset: str) -> ArticleText:
         _severity(sev, where) if sev is not None else None,
         ruleset,
     )
+
+
+@cache
+def load_letter_words() -> frozenset[str]:
+    """``letter_words.txt``: two-letter runs that are words or shorthand, not a term's initials."""
+    out: set[str] = set()
+    for number, line in _data_lines("letter_words.txt"):
+        pair = line.split("\t")[0].strip()
+        if len(pair) != 2 or not (pair.isascii() and pair.isalpha() and pair.islower()):
+            raise LexiconFormatError(f"letter_words.txt:{number}: expected two lowercase letters")
+        out.add(pair)
+    return frozenset(out)

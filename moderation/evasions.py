@@ -13,7 +13,7 @@ Kinds (what a player does to a word):
 ``pinyin``          the word spelled in pinyin, no spaces (shabi)
 ``pinyin_spaced``   spelled in pinyin with spaces (sha bi)
 ``pinyin_fullwidth`` spelled in full-width letters (ｓｈａ ｂｉ)
-``initials``        the pinyin initials (sb)
+``initials``        the pinyin initials (sb), for two or more characters
 ``split``           one character written as its components (弓虽 for 强)
 ``lookalike``       one character replaced by a look-alike (偪 for 逼)
 ``confusable``      Latin letters (the pinyin, if the word has none) as Cyrillic/Greek look-alikes
@@ -76,6 +76,8 @@ TARGET = 0.85
 #: write 沙比, not a rare character of the same sound nobody recognises.
 COMMON_FREQ = 2000
 _WINDOW = 2
+#: The initials kind needs at least this many Han characters: one letter stands for nothing.
+MIN_INITIALS = 2
 _NOISE = (" ", "  ", "*", ".", "·", "、", "\u200b", "~", "😂", "[b][/b]", "|", "-")
 
 
@@ -189,7 +191,9 @@ def _spelled(text: str, sep: str) -> str | None:
 
 
 def _initials(text: str) -> str | None:
-    if not _han_positions(text):
+    # One letter (c for 蠢) is no disguise anyone reads back, so a single character has no
+    # initials form (the post is not counted for the kind, as one without an emoji is not).
+    if len(_han_positions(text)) < MIN_INITIALS:
         return None
     return "".join(s[0] if s and s[0].isalpha() else s for s in _pinyin_of(text))
 

@@ -38,6 +38,7 @@ from lexicons.loader import (
     TermEntry,
     load_allow,
     load_game_vocab,
+    load_letter_words,
     load_terms,
 )
 from moderation.normalize import (
@@ -47,9 +48,10 @@ from moderation.normalize import (
     fold_term,
     is_han,
     normalize,
+    readings,
 )
 from moderation.scan import Scanner
-from moderation.variants import GUARDED_VIA, sound_keys, text_keys
+from moderation.variants import GUARDED_INITIALS_VIA, GUARDED_VIA, sound_keys, text_keys
 
 __all__ = [
     "VIA_CONFIDENCE",
@@ -189,6 +191,68 @@ def _rare_substitute(folded: str, start: int, end: int, term: str) -> bool:
     return not (end < len(folded) and folded[end - 1 : end + 1] in freq)
 
 
+@cache
+def _syllable_pairs() -> frozenset[str]:
+    """Pinyin syllables of two letters (ma, de, wo): such a run is spelled out, not initials."""
+    from moderation.normalize import _pinyin_dict
+
+    return frozenset(
+        r for cp in _pinyin_dict() for r in readings(chr(cp)) if len(r) == 2 and r.isalpha()
+    )
+
+
+def ordinary_pairs(game_words: Iterable[str]) -> frozenset[str]:
+    """Two-letter runs never read as a term's guarded initials.
+
+    English words and everyday shorthand (``lexicons/letter_words.txt``), pinyin syllables
+    (``ma``), doubled letters (``hh``, ``gg``: 哈哈, 哥哥 and a dozen other 叠词) and the initials
+    of the game's own two-character words (``js`` 金水, ``gp`` 归票, ``zb`` 站边).
+    """
+    from pypinyin import Style, lazy_pinyin
+
+    game = {
+        "".join(s[0] for s in lazy_pinyin(w, style=Style.NORMAL))
+        for w in game_words
+        if len(w) == 2 and all(is_han(c) for c in w)
+    }
+    doubles = {c * 2 for c in "abcdefghijklmnopqrstuvwxyz"}
+    return frozenset(load_letter_words() | _syllable_pairs() | doubles | game)
+
+
+def chosen_initials(nt: NormalizedText, start: int, end: int) -> bool:
+    """Do two letters read as the initials of a word chosen to hide it (我fs, 找个tb, wc！)?
+
+    Only two lowercase letters written among Chinese: the nearest letter or Han character on
+    each side (spaces, punctuation and digits skipped) is not a Latin letter, and one of them is
+    Han. ``FS`` or ``Fs`` is a name or an acronym, and letters inside an English phrase are
+    English (``ok sb`` aside, which lists ``initials``).
+    """
+    ostart, oend = nt.span(start, end)
+    original = nt.original
+    letters = original[ostart:oend]
+    if len(letters) != 2 or not all(c.isascii() and c.islower() for c in letters):
+        return False
+    left = _nearest_word_char(original, ostart - 1, -1)
+    right = _nearest_word_char(original, oend, 1)
+    if _latin(left) or _latin(right):
+        return False
+    return is_han(left) if left else bool(right) and is_han(right)
+
+
+def _nearest_word_char(text: str, i: int, step: int) -> str:
+    """The first letter or Han character from ``i`` on in direction ``step`` ('' if none)."""
+    while 0 <= i < len(text):
+        ch = text[i]
+        if ch.isalpha():
+            return ch
+        i += step
+    return ""
+
+
+def _latin(ch: str) -> bool:
+    return bool(ch) and unicodedata.name(ch, "").startswith(("LATIN", "FULLWIDTH LATIN"))
+
+
 def _emoji_count(nt: NormalizedText, start: int, end: int) -> int:
     """How many folded characters of ``start..end`` came from an emoji."""
     source = nt.masked or nt.original
@@ -245,6 +309,7 @@ class LexiconMatcher:
         game_words: Iterable[str] = (),
     ) -> None:
         self.entries: tuple[TermEntry, ...] = tuple(entries)
+        game_words = tuple(game_words)  # read twice: the allow-list and the ordinary pairs
         self._folded_terms = [fold_term(e.term) for e in self.entries]
         text_map: dict[str, list[tuple[int, str]]] = defaultdict(list)
         sound_map: dict[str, list[tuple[int, str]]] = defaultdict(list)
@@ -255,6 +320,7 @@ class LexiconMatcher:
                 text_map[key].append((idx, via))
             for key, via in sound_keys(folded, entry.options):
                 sound_map[key].append((idx, via))
+        _prune_guarded_initials(sound_map, self.entries, ordinary_pairs(game_words))
         self._text_keys = frozenset(text_map)
         self._text = _automaton(text_map)
         self._sound = _automaton(sound_map)
@@ -321,6 +387,10 @@ class LexiconMatcher:
                 ):
                     continue  # 我把 is not 我爸, 被逼 not 卑鄙; 尼🐴 is 尼玛, 老姊 is 老子
                 via = "homophone"
+            elif via == GUARDED_INITIALS_VIA:
+                if not chosen_initials(nt, start, end):
+                    continue  # FS is a name, "is" English; 我fs and 找个tb are chosen
+                via = "initials"
             sounded = via in ("homophone", "initials")
             has_han = has_han_span(folded, start, end)
             if sounded and not has_han and _punctuated(nt, start, end):
@@ -381,6 +451,29 @@ class LexiconMatcher:
             return True
         runs = runs or _LetterRuns(original)
         return runs.only_repeats(ostart, oend, folded[start:end])
+
+
+def _prune_guarded_initials(
+    sound_map: dict[str, list[tuple[int, str]]],
+    entries: Sequence[TermEntry],
+    ordinary: frozenset[str],
+) -> None:
+    """Drop guarded initials keys that are ordinary pairs or stand for terms of two categories.
+
+    ``fs`` is 发誓 (oath) but also 发烧 (real life): a pair that two categories' terms share says
+    nothing about which was meant, so only the terms that list ``initials`` keep it.
+    """
+    for key, payload in list(sound_map.items()):
+        guarded = [p for p in payload if p[1] == GUARDED_INITIALS_VIA]
+        if not guarded:
+            continue
+        categories = {entries[idx].category for idx, _ in payload}
+        if key in ordinary or len(categories) > 1:
+            kept = [p for p in payload if p[1] != GUARDED_INITIALS_VIA]
+            if kept:
+                sound_map[key] = kept
+            else:
+                del sound_map[key]
 
 
 class _LetterRuns:

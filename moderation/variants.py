@@ -28,6 +28,7 @@ from functools import cache
 from moderation.normalize import WILDCARD, fold_term, is_han, readings, syllable_code
 
 __all__ = [
+    "GUARDED_INITIALS_VIA",
     "MAX_MIXED_LENGTH",
     "MAX_READING_COMBINATIONS",
     "collapse_letters",
@@ -61,6 +62,13 @@ SPELLED_PINYIN = True
 #: 你没/你妹: on the corpus's clean posts, 18 more flagged, even when jieba knows no such word).
 GUARDED_VIA = "homophone?"
 GUARDED_HOMOPHONES = True
+
+#: The two initials of a two-character term without ``initials`` (``fs`` for 发誓, ``tb`` for
+#: 替补) carry this via: most letter pairs are ordinary letters (``ok``, ``id``) or stand for
+#: another word, so the matcher keeps such a hit only where it reads as a chosen abbreviation
+#: (see ``moderation.lexicon.chosen_initials``); :data:`GUARDED_INITIALS` switches them off.
+GUARDED_INITIALS_VIA = "initials?"
+GUARDED_INITIALS = True
 
 #: Switch for the generated look-alike table (tests turn it off to show what it adds).
 GENERATED_LOOKALIKES = True
@@ -297,6 +305,8 @@ def sound_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
             key = collapse_letters("".join(firsts))
             if len(key) >= 2:
                 keys.setdefault(key, "initials")
+        elif GUARDED_INITIALS and "no-initials" not in opts and len(term) == 2:
+            keys.setdefault("".join(firsts), GUARDED_INITIALS_VIA)
         if len(term) <= MAX_MIXED_LENGTH and initials:
             choices = list(zip(codes, firsts, spelled, strict=True))
             for pick in itertools.product(range(3), repeat=len(term)):
