@@ -41,6 +41,7 @@ from lexicons.loader import (
     load_letter_words,
     load_terms,
 )
+from moderation import pinyin_table
 from moderation.normalize import (
     WILDCARD,
     NormalizedText,
@@ -48,7 +49,6 @@ from moderation.normalize import (
     fold_term,
     is_han,
     normalize,
-    readings,
 )
 from moderation.scan import Scanner
 from moderation.variants import GUARDED_INITIALS_VIA, GUARDED_VIA, sound_keys, text_keys
@@ -194,11 +194,7 @@ def _rare_substitute(folded: str, start: int, end: int, term: str) -> bool:
 @cache
 def _syllable_pairs() -> frozenset[str]:
     """Pinyin syllables of two letters (ma, de, wo): such a run is spelled out, not initials."""
-    from moderation.normalize import _pinyin_dict
-
-    return frozenset(
-        r for cp in _pinyin_dict() for r in readings(chr(cp)) if len(r) == 2 and r.isalpha()
-    )
+    return frozenset(r for r in pinyin_table.stripped_syllables() if len(r) == 2 and r.isalpha())
 
 
 def ordinary_pairs(game_words: Iterable[str]) -> frozenset[str]:
@@ -208,10 +204,8 @@ def ordinary_pairs(game_words: Iterable[str]) -> frozenset[str]:
     (``ma``), doubled letters (``hh``, ``gg``: 哈哈, 哥哥 and a dozen other 叠词) and the initials
     of the game's own two-character words (``js`` 金水, ``gp`` 归票, ``zb`` 站边).
     """
-    from pypinyin import Style, lazy_pinyin
-
     game = {
-        "".join(s[0] for s in lazy_pinyin(w, style=Style.NORMAL))
+        "".join(s[0] for s in pinyin_table.lazy_pinyin(w))
         for w in game_words
         if len(w) == 2 and all(is_han(c) for c in w)
     }
