@@ -99,12 +99,18 @@ def counter_key(budget: Budget, client: str) -> str:
 
 
 def charge(
-    database: Database, budget: Budget, client: str, cost: int, limit: tuple[int, int]
+    database: Database,
+    budget: Budget,
+    client: str,
+    cost: int,
+    limit: tuple[int, int],
+    connection: Connection | None = None,
 ) -> int:
     """Charge ``cost`` units of ``budget`` to ``client`` in a transaction of its own, committed
     before the request's work starts; raise :class:`RateLimited` (429, the charge rolled back)
-    past the limit. Returns the window's new count."""
-    with database.write_connection() as connection:
+    past the limit. Returns the window's new count. ``connection``: see
+    :meth:`Database.write_connection`."""
+    with database.write_connection(connection) as connection:
         return consume(connection, counter_key(budget, client), cost, limit, budget=budget)
 
 
