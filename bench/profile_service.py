@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -61,12 +62,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--posts", type=int, default=2000, help="posts measured (default 2000)")
     parser.add_argument("--profile", choices=("cumulative", "tottime"), help="cProfile's table")
     args = parser.parse_args(argv)
+    tmp = Path(tempfile.mkdtemp(prefix="bansha-profile-"))
+    try:
+        return _measure(args, f"sqlite:///{tmp / 'p.sqlite3'}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
+
+def _measure(args: argparse.Namespace, url: str) -> int:
     from api import create_app
     from api.screening import warm
     from models.migrate import upgrade
 
-    url = f"sqlite:///{Path(tempfile.mkdtemp(prefix='bansha-profile-')) / 'p.sqlite3'}"
     upgrade(url)
     unlimited = (10**9, 60)
     app = create_app(
