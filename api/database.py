@@ -50,14 +50,22 @@ class Database:
             yield session
 
     @contextmanager
-    def write_connection(self) -> Iterator[Connection]:
+    def write_connection(self, connection: Connection | None = None) -> Iterator[Connection]:
         """:meth:`write` without the ORM: a Core connection in a read-write transaction.
 
         For the hottest path (post ingestion), where the ORM session's bookkeeping costs more
         than the SQL it runs. Same locking, same commit-or-roll-back. On SQLite every writer of
         every worker queues for the writer's turn, so only the transaction itself runs inside it:
         the connection is checked out of the pool before it and returned after it.
+
+        ``connection``: one the caller checked out of :attr:`write_engine` (and returns), for a
+        request that writes twice: a post's rate-limit charge and then its storing take one
+        checkout instead of two.
         """
+        if connection is not None:
+            with self._writer_turn(), connection.begin():
+                yield connection
+            return
         with self.write_engine.connect() as connection, self._writer_turn(), connection.begin():
             yield connection
 

@@ -19,6 +19,7 @@ from api.screening import Screened
 from api.voting import vote_from_post
 from game_rules.penalties import CardLedger
 from models.cards import Suggestion
+from models.driver import Prepared
 from models.posts import Post, Thread
 from models.types import utcnow
 
@@ -163,6 +164,25 @@ _INSERT_NEW_POSTS = {
     "postgresql": _insert_new_posts(postgresql.insert),
     "sqlite": _insert_new_posts(sqlite.insert),
 }
+#: the columns of a new post's row (every one, defaulted ones included: see models.driver)
+_POST_COLUMNS = (
+    "game_id",
+    "forum_post_id",
+    "author",
+    "thread",
+    "day",
+    "body",
+    "posted_at",
+    "is_water",
+    "counts_activity",
+    "zombie",
+    "findings",
+    "vote",
+    "created_at",
+)
+#: a single post (the commonest request) goes straight to the driver on SQLite; a batch takes
+#: ``execute``'s multi-row insert
+_INSERT_ONE_POST = Prepared(_INSERT_NEW_POSTS["sqlite"], keys=_POST_COLUMNS)
 
 
 _SUGGESTION_COLUMNS = (
@@ -232,8 +252,11 @@ def ingest_unvoted_posts(
                 "created_at": now,
             }
         )
-    stmt = _INSERT_NEW_POSTS[connection.dialect.name]
-    result = connection.execute(stmt, rows[0] if len(rows) == 1 else rows)
+    if len(rows) == 1 and connection.dialect.name == "sqlite":
+        result = _INSERT_ONE_POST.run(connection, rows[0])
+    else:
+        stmt = _INSERT_NEW_POSTS[connection.dialect.name]
+        result = connection.execute(stmt, rows[0] if len(rows) == 1 else rows)
     inserted = {str(forum_id): int(post_id) for post_id, forum_id in result}
     suggestions: dict[str, Suggestion] = {}
     skipped = [forum_id for forum_id in first if forum_id not in inserted]

@@ -154,7 +154,11 @@ def read_game(game_id: str) -> Iterator[tuple[Session, GameRow, Game]]:
 
 @contextmanager
 def shared_game(
-    game_id: str, caller: Caller, cost: int, limit: tuple[int, int]
+    game_id: str,
+    caller: Caller,
+    cost: int,
+    limit: tuple[int, int],
+    connection: Connection | None = None,
 ) -> Iterator[tuple[Connection, Game]]:
     """A write transaction in which ``game_id`` is share-locked: its game may be read, not changed.
 
@@ -171,11 +175,12 @@ def shared_game(
     (:func:`api.ratelimit.consume`: 429 past ``limit``, after any 404 or 401). On SQLite, whose
     write transaction is exclusive anyway, one statement counts the posts and reads the version
     and the revocation; on PostgreSQL the count comes last, after the body, so that the window's
-    row lock is held only for the commit.
+    row lock is held only for the commit. ``connection``: see
+    :meth:`api.database.Database.write_connection`.
     """
     token_hash = caller.token_hash
     assert token_hash is not None
-    with db().write_connection() as connection:
+    with db().write_connection(connection) as connection:
         on_sqlite = connection.dialect.name == "sqlite"
         if on_sqlite:
             count, found, revoked, now = consume_reading_game(

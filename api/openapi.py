@@ -70,14 +70,13 @@ class Endpoint:
 
 
 ENDPOINTS: list[Endpoint] = []
+#: (rule, method) -> its declaration, the first one made (every request looks its own up)
+_DECLARED: dict[tuple[str, str], Endpoint] = {}
 
 
 def declared(rule: str, method: str) -> Endpoint | None:
     """The declared endpoint for a Flask ``rule`` and ``method`` (None: not a JSON endpoint)."""
-    for spec in ENDPOINTS:
-        if spec.rule == rule and spec.method == method:
-            return spec
-    return None
+    return _DECLARED.get((rule, method))
 
 
 def read_json_body() -> Any:
@@ -160,6 +159,7 @@ def endpoint(
         response_headers=dict(response_headers or {}),
     )
     ENDPOINTS.append(spec)
+    _DECLARED.setdefault((rule, method), spec)
 
     def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(view)

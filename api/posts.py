@@ -54,40 +54,46 @@ def ingest(game_id: str, body: dict[str, Any]) -> Response:
     # Immutable facts (what the token names, ruleset, characters) come from per-process caches, so
     # a post costs the rate limit's short transaction and one write transaction, which also
     # confirms the token is not revoked; screening runs between them, outside any lock.
-    caller = identify_cached(db())
-    try:
-        meta = game_meta(game_id)
-        require(caller, game_id, DIRECTOR)
-        known = set(meta.characters)
-        for i, post in enumerate(posts):
-            if post["author"] not in known:
-                raise BadRequest(
-                    f"本场游戏（{game_id}）没有名为「{post['author']}」的角色",
-                    path="$.author" if single else f"$.posts[{i}].author",
-                )
-        # Charged before screening (a 1.85 MB batch costs seconds of CPU), answered after the
-        # 404/401/403 above; a 429 here still becomes a 401 below for a revoked token.
-        assert caller.token_hash is not None
-        charge(db(), Budget.POSTS, caller.token_hash, len(posts), limit)
+    database = db()
+    caller = identify_cached(database)
+    # One pooled connection for both write transactions, the charge and the storing: a
+    # checkout costs about as much as either transaction's statements.
+    with database.write_engine.connect() as connection:
         try:
-            screened = screen_posts(
-                meta.ruleset, [p["body"] for p in posts], config.get("USE_CLASSIFIER", True)
-            )
-        except PostTooLargeError as exc:
-            raise TooLarge(str(exc)) from exc
-    except ApiError:
-        # The cached token may have been revoked since: then that is the answer, as it would be
-        # for an uncached one (a read only on this error path; the write below checks it anyway).
-        with db().read() as session:
-            refuse_revoked(session, caller)
-        raise
-    if any(p["thread"] == "vote" for p in posts):
-        # Votes are game events: the game row is locked exclusively.
-        with locked_game(game_id, caller) as (_session, locked):
-            results = ingest_posts(locked, posts, screened)
-    else:
-        # Other posts only add rows and read the game (诈尸): a share lock is enough. Its cost
-        # is 0: the posts were charged before screening.
-        with shared_game(game_id, caller, 0, limit) as (connection, game):
-            results = ingest_unvoted_posts(connection, meta.id, meta.ruleset, game, posts, screened)
+            meta = game_meta(game_id)
+            require(caller, game_id, DIRECTOR)
+            known = set(meta.characters)
+            for i, post in enumerate(posts):
+                if post["author"] not in known:
+                    raise BadRequest(
+                        f"本场游戏（{game_id}）没有名为「{post['author']}」的角色",
+                        path="$.author" if single else f"$.posts[{i}].author",
+                    )
+            # Charged before screening (a 1.85 MB batch costs seconds of CPU), answered after the
+            # 404/401/403 above; a 429 here still becomes a 401 below for a revoked token.
+            assert caller.token_hash is not None
+            charge(database, Budget.POSTS, caller.token_hash, len(posts), limit, connection)
+            try:
+                screened = screen_posts(
+                    meta.ruleset, [p["body"] for p in posts], config.get("USE_CLASSIFIER", True)
+                )
+            except PostTooLargeError as exc:
+                raise TooLarge(str(exc)) from exc
+        except ApiError:
+            # The cached token may have been revoked since: then that is the answer, as it would
+            # be for an uncached one (a read only on this error path; the write below checks it).
+            with database.read() as session:
+                refuse_revoked(session, caller)
+            raise
+        if any(p["thread"] == "vote" for p in posts):
+            # Votes are game events: the game row is locked exclusively.
+            with locked_game(game_id, caller) as (_session, locked):
+                results = ingest_posts(locked, posts, screened)
+        else:
+            # Other posts only add rows and read the game (诈尸): a share lock is enough. Its cost
+            # is 0: the posts were charged before screening.
+            with shared_game(game_id, caller, 0, limit, connection) as (_, game):
+                results = ingest_unvoted_posts(
+                    connection, meta.id, meta.ruleset, game, posts, screened
+                )
     return jsonify(results[0] if single else {"results": results})

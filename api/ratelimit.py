@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 
 from api.database import Database
 from api.errors import RateLimited
+from models.driver import Prepared
 from models.game import Game, Token
 from models.ratelimit import RateWindow
 
@@ -45,15 +46,23 @@ def _upsert(insert: Any) -> Any:
     ).returning(RateWindow.__table__.c.count)
 
 
-_UPSERT = {"postgresql": _upsert(postgresql.insert), "sqlite": _upsert(sqlite.insert)}
+# Run through models.driver.Prepared: on SQLite, compiled once and run on the driver's cursor.
+_UPSERT = {
+    "postgresql": Prepared(_upsert(postgresql.insert)),
+    "sqlite": Prepared(_upsert(sqlite.insert)),
+}
 
 # SQLite only: the same upsert also returns the game's version and the token's revocation (scalar
 # sub-selects in RETURNING), so that the post path's first statement does the work of two. SQLite's
 # write transaction is exclusive from BEGIN IMMEDIATE on, so the order of the reads and the write
 # does not matter there. Not on PostgreSQL: the game's share lock must come before any row lock.
-_UPSERT_READING_GAME = _upsert(sqlite.insert).returning(
-    select(Game.version).where(Game.id == bindparam("game_id")).scalar_subquery(),
-    select(Token.revoked_at).where(Token.token_hash == bindparam("token_hash")).scalar_subquery(),
+_UPSERT_READING_GAME = Prepared(
+    _upsert(sqlite.insert).returning(
+        select(Game.version).where(Game.id == bindparam("game_id")).scalar_subquery(),
+        select(Token.revoked_at)
+        .where(Token.token_hash == bindparam("token_hash"))
+        .scalar_subquery(),
+    )
 )
 
 
@@ -90,12 +99,18 @@ def counter_key(budget: Budget, client: str) -> str:
 
 
 def charge(
-    database: Database, budget: Budget, client: str, cost: int, limit: tuple[int, int]
+    database: Database,
+    budget: Budget,
+    client: str,
+    cost: int,
+    limit: tuple[int, int],
+    connection: Connection | None = None,
 ) -> int:
     """Charge ``cost`` units of ``budget`` to ``client`` in a transaction of its own, committed
     before the request's work starts; raise :class:`RateLimited` (429, the charge rolled back)
-    past the limit. Returns the window's new count."""
-    with database.write_connection() as connection:
+    past the limit. Returns the window's new count. ``connection``: see
+    :meth:`Database.write_connection`."""
+    with database.write_connection(connection) as connection:
         return consume(connection, counter_key(budget, client), cost, limit, budget=budget)
 
 
@@ -118,13 +133,9 @@ def consume(
     now = time.time() if now is None else now
     window = int(now // limit[1])
     connection = session.connection() if isinstance(session, Session) else session
-    stmt = _UPSERT[connection.dialect.name]
-    count = int(
-        connection.execute(
-            stmt, {"token_hash": token_hash, "window": window, "cost": cost}
-        ).scalar_one()
-    )
-    return settle(connection, token_hash, cost, limit, count, now, budget=budget)
+    params = {"token_hash": token_hash, "window": window, "cost": cost}
+    (count,) = _UPSERT[connection.dialect.name].run(connection, params).fetchone()
+    return settle(connection, token_hash, cost, limit, int(count), now, budget=budget)
 
 
 def consume_reading_game(
@@ -141,7 +152,7 @@ def consume_reading_game(
     now = time.time()
     window = int(now // limit[1])
     params = {"token_hash": token_hash, "window": window, "cost": cost, "game_id": game_id}
-    count, version, revoked_at = connection.execute(_UPSERT_READING_GAME, params).one()
+    count, version, revoked_at = _UPSERT_READING_GAME.run(connection, params).fetchone()
     return int(count), None if version is None else int(version), revoked_at is not None, now
 
 

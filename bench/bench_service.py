@@ -9,6 +9,13 @@ bounded in time and in request count. Measured in the same run:
 * single posts — one screened post per ``POST /api/games/{id}/posts``;
 * batches — 100 screened posts per request.
 
+The phases take turns in ``ROUNDS`` rounds (4; ``BENCH_ROUNDS``) of a quarter of their time
+each, and each phase's rounds are pooled: on a machine shared with other work, a burst of that
+work then slows every phase alike instead of whichever phase it happened to land in. Each phase
+also reports the server's CPU time per request (master and workers, from ``/proc``), which does
+not depend on the share of the cores the machine left the server. Every phase uses the same
+client: the same process, threads and keep-alive connections (batches aside, see below).
+
 Posts are realistic game talk with a share of offending ones, unique forum ids, spread over a few
 games the way one service hosts several forums' games.
 
@@ -52,8 +59,11 @@ BATCH = 100
 WORKERS = int(os.environ.get("BENCH_WORKERS", 3))  # 2 cores; a third hides DB waits (see above)
 THREADS = int(os.environ.get("BENCH_THREADS", 2))
 WORKER_CLASS = os.environ.get("BENCH_WORKER_CLASS", "gthread")
+PHASES = ("healthz", "single", "batch")
+#: each phase's time and request budget in all, spread over ROUNDS interleaved rounds
 PHASE_SECONDS = {"healthz": 2.0, "single": 4.0, "batch": 4.0}
 MAX_REQUESTS = {"healthz": 50_000, "single": 20_000, "batch": 2_000}
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", 4))
 CLIENT_THREADS = {
     "healthz": int(os.environ.get("BENCH_CLIENTS", 6)),
     "single": int(os.environ.get("BENCH_CLIENTS", 6)),
@@ -114,13 +124,14 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-def load(port: int, phase: str, games: list[dict[str, str]]) -> dict[str, Any]:
-    """Drive one phase from this process; return throughput and latency percentiles."""
+def load(port: int, phase: str, games: list[dict[str, str]], round_: int = 0) -> dict[str, Any]:
+    """Drive one round of one phase from this process; return its request count, wall time
+    and every latency (the rounds of a phase are pooled by :func:`_pooled`)."""
     import http.client
     import threading
 
-    deadline = time.perf_counter() + PHASE_SECONDS[phase]
-    budget = MAX_REQUESTS[phase]
+    deadline = time.perf_counter() + PHASE_SECONDS[phase] / ROUNDS
+    budget = MAX_REQUESTS[phase] // ROUNDS
     lock = threading.Lock()
     issued = [0]
     latencies: list[float] = []
@@ -144,7 +155,7 @@ def load(port: int, phase: str, games: list[dict[str, str]]) -> dict[str, Any]:
                 headers["Authorization"] = f"Bearer {game['token']}"
                 path = f"/api/games/{game['id']}/posts"
                 method = "POST"
-                prefix = f"{phase}-{tid}-{n}"
+                prefix = f"{phase}-{round_}-{tid}-{n}"  # unique forum ids in every round
                 if phase == "single":
                     payload: Any = _post(prefix, seq)
                     count = 1
@@ -182,24 +193,40 @@ def load(port: int, phase: str, games: list[dict[str, str]]) -> dict[str, Any]:
         t.start()
     for t in threads:
         t.join()
-    wall = time.perf_counter() - began
     return {
         "phase": phase,
-        "requests": len(latencies),
+        "seconds": time.perf_counter() - began,
         "posts": posts_done[0],
+        "latencies": latencies,
+        "errors": errors,
+    }
+
+
+def _pooled(rounds: list[dict[str, Any]], server_cpu: float) -> dict[str, Any]:
+    """A phase's rounds as one: throughput over their summed time, percentiles of every
+    latency, and the server's CPU time (master and workers) per request."""
+    latencies = [x for r in rounds for x in r["latencies"]]
+    errors = [e for r in rounds for e in r["errors"]]
+    wall = sum(r["seconds"] for r in rounds)
+    posts = sum(r["posts"] for r in rounds)
+    return {
+        "phase": rounds[0]["phase"],
+        "requests": len(latencies),
+        "posts": posts,
         "seconds": wall,
         "requests_per_s": len(latencies) / wall,
-        "posts_per_s": posts_done[0] / wall,
+        "posts_per_s": posts / wall,
         "p50_ms": _percentile(latencies, 0.50) * 1000,
         "p99_ms": _percentile(latencies, 0.99) * 1000,
+        "server_cpu_ms": server_cpu * 1000 / max(1, len(latencies)),
         "errors": len(errors),
         "error_kinds": sorted(set(errors))[:5],
     }
 
 
 def _load_main(argv: list[str]) -> int:
-    port, phase, games_json = int(argv[0]), argv[1], argv[2]
-    print(json.dumps(load(port, phase, json.loads(games_json))))
+    port, phase, games_json, round_ = int(argv[0]), argv[1], argv[2], int(argv[3])
+    print(json.dumps(load(port, phase, json.loads(games_json), round_)))
     return 0
 
 
@@ -272,14 +299,23 @@ def measure(classifier: bool = False) -> dict[str, dict[str, Any]]:
             for k in range(4 * WORKERS):
                 path = f"/api/games/{game['id']}/posts"
                 _request(port, "POST", path, _post(f"warm-{k}", k), game["token"])
-        results = {}
-        for phase in ("healthz", "single", "batch"):
-            out = subprocess.run(
-                [sys.executable, "-m", "bench.bench_service", "--load", str(port), phase,
-                 json.dumps(games)],
-                cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
-            )  # fmt: skip
-            results[phase] = json.loads(out.stdout)
+        # The phases take turns, round after round: the machine is shared, and another
+        # session's burst then lands on every phase alike instead of on whichever ran in it.
+        rounds: dict[str, list[dict[str, Any]]] = {phase: [] for phase in PHASES}
+        cpu = dict.fromkeys(PHASES, 0.0)
+        for round_ in range(ROUNDS):
+            for phase in PHASES:
+                before = _cpu_seconds(server.pid)
+                out = subprocess.run(
+                    [sys.executable, "-m", "bench.bench_service", "--load", str(port), phase,
+                     json.dumps(games), str(round_)],
+                    cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+                )  # fmt: skip
+                cpu[phase] += _cpu_seconds(server.pid) - before
+                rounds[phase].append(json.loads(out.stdout))
+        results: dict[str, dict[str, Any]] = {
+            phase: _pooled(rounds[phase], cpu[phase]) for phase in PHASES
+        }
         results["memory"] = _memory(server.pid)
         return results
     finally:
@@ -289,6 +325,17 @@ def measure(classifier: bool = False) -> dict[str, dict[str, Any]]:
         except subprocess.TimeoutExpired:
             server.kill()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _cpu_seconds(master: int) -> float:
+    """CPU time (user and system) the master and its workers have used so far."""
+    pids = [master, *map(int, Path(f"/proc/{master}/task/{master}/children").read_text().split())]
+    ticks = 0
+    for pid in pids:
+        # the fields after the command name (which may hold spaces): utime and stime are 14, 15
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _rollup(pid: int) -> dict[str, float]:
@@ -319,8 +366,8 @@ def _results(r: dict[str, dict[str, Any]], label: str) -> list[dict[str, Any]]:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     setup = (
         f"gunicorn -w {WORKERS} -k {WORKER_CLASS} --threads {THREADS}, SQLite, loopback; "
-        f"load process: {CLIENT_THREADS['single']} keep-alive client threads; "
-        f"machine load average {load}"
+        f"load process: {CLIENT_THREADS['single']} keep-alive client threads; phases taking "
+        f"turns over {ROUNDS} rounds; machine load average {load}"
     )
     ref = "GET /healthz (trivial endpoint), same server, same run"
     mem = r["memory"]
@@ -348,6 +395,16 @@ def _results(r: dict[str, dict[str, Any]], label: str) -> list[dict[str, Any]]:
             "higher_is_better": True,
             "note": f"goal: ratio >= 0.4, p99 < 15 ms; {s['requests']} requests, "
             f"{s['errors']} errors; {setup}",
+        },
+        {
+            "name": f"service ({label}): server CPU time per single screened post",
+            "value": round(s["server_cpu_ms"], 3),
+            "unit": "ms (master and workers, user + system)",
+            "reference": "the same per GET /healthz, same server, same run",
+            "reference_value": round(h["server_cpu_ms"], 3),
+            "higher_is_better": False,
+            "note": "what the server spends, whatever share of the cores the machine's other "
+            "work left it; the load process's CPU is not counted",
         },
         latency(f"service ({label}): single post p50 latency", s, "p50"),
         {
