@@ -93,13 +93,14 @@ MIN_DF = 3
 # pushed insult, oath, vest and director to thresholds of 0.72-0.87 and cost recall the rules
 # cannot make up. Out of fold, insult gains 0.013 F1 from 0.25% to 0.30%, oath 0.005 to 0.35%,
 # vest 0.020 to 0.40%, director 0.038 to 0.35% and meta 0.010 to 0.30%, little more beyond. The
-# sum of the budgets (2.35%) is now above the 2% goal for the classifier alone on the training
-# split (2.2% of clean training posts flagged out of fold); the goal is the full screener's, whose
-# reading layers explain most near misses away (0.5-1.1% of clean posts flagged on the four blind
-# sets, 1.4% on the held-out set).
+# sum of the budgets (2.3%) is above the 2% goal for the classifier alone on the training split;
+# the goal is the full screener's, whose reading layers explain most near misses away (0.5-1.6% of
+# clean posts flagged on the four blind sets, 1.4% on the held-out set). With corpus/cw7.jsonl on
+# top, oath went back to 0.30% (its out-of-fold gain beyond that was the smallest, 0.005), which
+# keeps the classifier alone on dev within 2% (tests/moderation/test_training_goals.py).
 CLEAN_FPR_BUDGETS: Mapping[str, float] = {
     "insult": 0.003,
-    "oath": 0.0035,
+    "oath": 0.003,
     "vest": 0.004,
     "director": 0.0035,
     "evidence": 0.0015,

@@ -265,12 +265,14 @@ def sound_keys(term: str, options: Iterable[str] = ()) -> list[tuple[str, str]]:
     Only terms of two or more characters get sound keys: a single syllable matches far too many
     ordinary characters.  A two-character term gets homophones only with the ``variants`` option
     and initials (``sb``, ``傻b``) only with ``initials``, because two syllables or letters
-    collide with ordinary words (我把/我爸) and player labels (C和E).
+    collide with ordinary words (我把/我爸) and player labels (C和E); without it, its letter pair
+    is a guarded key (``initials?``), read only where the letters look chosen
+    (:func:`moderation.lexicon.chosen_initials`).
 
     >>> ("shabi", "homophone") in sound_keys("傻逼", ["variants"])
     True
     >>> [via for _, via in sound_keys("我爸")]  # 我把 only with an emoji or a rare character
-    ['homophone?', 'homophone']
+    ['homophone?', 'homophone', 'initials?']
     """
     opts = set(options)
     if len(term) < 2 or not all(is_han(c) for c in term):
