@@ -218,6 +218,7 @@ class PatternSpec:
     view: str = "folded"
     confidence: float = 0.85
     unless: str | None = None
+    clause: bool = False  # a match must lie within one clause of the original text
     note: str = ""
 
 
@@ -247,6 +248,7 @@ def load_patterns() -> tuple[PatternSpec, ...]:
             view=str(item.get("view", "folded")),
             confidence=float(item.get("confidence", 0.85)),
             unless=item.get("unless"),
+            clause=bool(item.get("clause", False)),
             note=str(item.get("note", "")),
         )
         if spec.category not in CATEGORIES:
@@ -408,11 +410,14 @@ def _article(body: Mapping[str, Any], where: str, ruleset: str) -> ArticleText:
 
 @cache
 def load_letter_words() -> frozenset[str]:
-    """``letter_words.txt``: two-letter runs that are words or shorthand, not a term's initials."""
+    """``letter_words.txt``: letter runs (two letters or more) that are words or shorthand, not a
+    term's initials or spelled sound."""
     out: set[str] = set()
     for number, line in _data_lines("letter_words.txt"):
-        pair = line.split("\t")[0].strip()
-        if len(pair) != 2 or not (pair.isascii() and pair.isalpha() and pair.islower()):
-            raise LexiconFormatError(f"letter_words.txt:{number}: expected two lowercase letters")
-        out.add(pair)
+        word = line.split("\t")[0].strip()
+        if len(word) < 2 or not (word.isascii() and word.isalpha() and word.islower()):
+            raise LexiconFormatError(
+                f"letter_words.txt:{number}: expected two or more lowercase letters"
+            )
+        out.add(word)
     return frozenset(out)

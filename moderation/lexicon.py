@@ -58,6 +58,7 @@ __all__ = [
     "Candidate",
     "LexiconMatcher",
     "category_hits",
+    "crosses_clause",
     "default_matcher",
     "lexicon_hits",
     "remember_hits",
@@ -115,6 +116,38 @@ def _punctuated(nt: NormalizedText, start: int, end: int) -> bool:
     return any(unicodedata.category(c).startswith("P") for c in nt.original[ostart:oend])
 
 
+#: Switch for the English-word check of sounded hits (tests turn it off to show what it does).
+ENGLISH_WORDS = True
+
+
+def _ascii_letter(ch: str) -> bool:
+    return ch.isascii() and ch.isalpha()
+
+
+#: Switch for :func:`crosses_clause` in the allow-list (tests turn it off to show what it does).
+ALLOW_WHOLE_CLAUSE = True
+
+
+def crosses_clause(nt: NormalizedText, start: int, end: int) -> bool:
+    """Does folded ``start..end`` span a clause boundary (punctuation or a line break) in the
+    original? Connector and dash punctuation (白_痴, 白-痴) joins characters, it ends no clause.
+
+    >>> from moderation.normalize import normalize
+    >>> nt = normalize("白痴，翻牌")
+    >>> crosses_clause(nt, 0, 4), crosses_clause(normalize("白痴翻牌"), 0, 4)
+    (True, False)
+    """
+    ostart, oend = nt.span(start, end)
+    return any(_ends_clause(c) for c in nt.original[ostart:oend])
+
+
+def _ends_clause(ch: str) -> bool:
+    if ch in "\n\r":
+        return True
+    cat = unicodedata.category(ch)
+    return cat.startswith("P") and cat not in ("Pc", "Pd")
+
+
 def _alnum_edge(ch: str, side: int) -> bool:
     """Does original character ``ch`` fold to a Latin letter/digit at its ``side`` (0 or -1)?"""
     folded = fold_char(ch)[0]
@@ -168,6 +201,9 @@ def _read_on(nt: NormalizedText, end: int) -> bool:
 #: 我把, 被逼, 你没, 马的; 姊 4,076 or 抽 2,778 in 老姊 or 小抽 are chosen for their sound), and
 #: neither character joins its outer neighbour into a word (这局赢了 holds 局赢, not 巨婴).
 GUARDED_CHAR_FREQ = 15000
+#: Function words (particles such as 嘛, 呢, 啦; see ``moderation.wordseg.function_characters``)
+#: never count as a chosen substitute; the switch is for tests.
+PARTICLES_CROSS_WORDS = True
 
 
 def _rare_substitute(folded: str, start: int, end: int, term: str) -> bool:
@@ -177,7 +213,7 @@ def _rare_substitute(folded: str, start: int, end: int, term: str) -> bool:
     :data:`GUARDED_CHAR_FREQ`, and neither character joins its outer neighbour into a dictionary
     word or the start of one: in 这局赢了 the 局赢 of 巨婴 belongs to 这局 and 赢了.
     """
-    from moderation.wordseg import frequencies
+    from moderation.wordseg import frequencies, function_characters
 
     freq = frequencies()
     span = folded[start:end]
@@ -186,6 +222,8 @@ def _rare_substitute(folded: str, start: int, end: int, term: str) -> bool:
     changed = [a for a, b in zip(span, term, strict=False) if a != b]
     if not changed or any(freq.get(c, 0) >= GUARDED_CHAR_FREQ for c in changed):
         return False
+    if PARTICLES_CROSS_WORDS and any(c in function_characters() for c in changed):
+        return False  # 他嘛 is 他 and the particle 嘛, however rare 嘛 is as a word
     if start > 0 and folded[start - 1 : start + 1] in freq:
         return False
     return not (end < len(folded) and folded[end - 1 : end + 1] in freq)
@@ -328,6 +366,8 @@ class LexiconMatcher:
             if folded:
                 allow_map[folded].append(None)
         self._allow = _automaton(allow_map)
+        # letter words of three letters or more: English words a mixed key may run into (mad)
+        self._english = frozenset(w for w in load_letter_words() if len(w) >= 3)
         self._needs_boundary = tuple(
             "boundary" in e.options or (len(f) <= SHORT_TERM and "no-boundary" not in e.options)
             for e, f in zip(self.entries, self._folded_terms, strict=True)
@@ -359,7 +399,7 @@ class LexiconMatcher:
                 raw.setdefault((idx, start, end + 1), via)
         if not raw:
             return []
-        allowed = self._allowed_spans(folded)
+        allowed = self._allowed_spans(nt)
         seg: _Segmentation | None = None
         runs: _LetterRuns | None = None
         out: list[Candidate] = []
@@ -386,6 +426,8 @@ class LexiconMatcher:
                     continue  # FS is a name, "is" English; 我fs and 找个tb are chosen
                 via = "initials"
             sounded = via in ("homophone", "initials")
+            if sounded and self._english_run(nt, start, end):
+                continue  # 他mad了: mad is English, not ma + 的's initial
             has_han = has_han_span(folded, start, end)
             if sounded and not has_han and _punctuated(nt, start, end):
                 continue  # A、B、C are player labels, not the initials of 白痴
@@ -412,12 +454,45 @@ class LexiconMatcher:
             )
         return _best_per_span(out)
 
-    def _allowed_spans(self, folded: str) -> list[tuple[int, int, str | None]]:
+    def _allowed_spans(self, nt: NormalizedText) -> list[tuple[int, int, str | None]]:
+        """Folded spans of the allowed words written as one word in the original.
+
+        Folding drops punctuation, so 白痴，翻牌 folds to the allowed 白痴翻牌; an allowed compound
+        split by a clause boundary is two clauses, and the insult in the first one stands.
+        """
         spans: list[tuple[int, int, str | None]] = []
-        for end, (length, cats) in self._allow.iter(folded):
+        for end, (length, cats) in self._allow.iter(nt.folded):
             start = end + 1 - length
+            if ALLOW_WHOLE_CLAUSE and crosses_clause(nt, start, end + 1):
+                continue
             spans.extend((start, end + 1, cat) for cat in cats)
         return spans
+
+    def _english_run(self, nt: NormalizedText, start: int, end: int) -> bool:
+        """Does folded ``start..end`` hold a whole Latin run that is a listed English word?
+
+        Two-letter words are pruned from the guarded initials when the matcher is built; longer
+        ones (``mad``) take part in mixed keys (他 + ma + d), so they are checked here.
+        """
+        if not self._english or not ENGLISH_WORDS:
+            return False
+        original = nt.original
+        ostart, oend = nt.span(start, end)
+        i = ostart
+        while i < oend:
+            if not _ascii_letter(original[i]):
+                i += 1
+                continue
+            a = i
+            while a > 0 and _ascii_letter(original[a - 1]):
+                a -= 1
+            b = i
+            while b < len(original) and _ascii_letter(original[b]):
+                b += 1
+            if original[a:b].lower() in self._english:
+                return True
+            i = b
+        return False
 
     @staticmethod
     def _letters_bounded(

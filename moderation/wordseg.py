@@ -139,6 +139,26 @@ def _dictionary_words() -> dict[str, int]:
     return freq
 
 
+#: jieba's part-of-speech tags of function words: 语气词 (嘛, 吧, 呢), 助词 (的, 了), 叹词 (哎).
+FUNCTION_TAGS = frozenset({"y", "u", "e"})
+
+
+@cache
+def function_characters() -> frozenset[str]:
+    """Single characters jieba's dictionary tags as function words (:data:`FUNCTION_TAGS`).
+
+    Such a character attaches to whatever precedes it (他嘛, 你呢), so a bigram holding one is
+    read across words, whatever its frequency.
+
+    >>> {"嘛", "吧"} <= function_characters(), "姊" in function_characters()
+    (True, False)
+    """
+    with open(_jieba_dictionary(), encoding="utf-8") as fh:
+        text = fh.read()
+    tags = "".join(sorted(FUNCTION_TAGS))
+    return frozenset(re.findall(rf"^(\S) \d+ [{tags}]$", text, re.MULTILINE))
+
+
 #: Bump when the trie file's layout changes (its name carries it, so old files are not read).
 _TRIE_FORMAT = "marisa RecordTrie <I, word -> jieba frequency, v1"
 
