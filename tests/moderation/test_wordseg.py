@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,7 +30,7 @@ def jieba_boundaries(text: str) -> tuple[frozenset[int], frozenset[int]]:
 
 def _words(text: str, cut: tuple[frozenset[int], frozenset[int]]) -> list[str]:
     places = sorted(cut[0] | cut[1])
-    return [text[a:b] for a, b in zip(places, places[1:], strict=False)]
+    return [text[a:b] for a, b in itertools.pairwise(places)]
 
 
 def _log_probability(words: list[str]) -> float:
