@@ -228,7 +228,7 @@ def run() -> list[dict[str, Any]]:
             "reference_value": probe["rss_bare"],
             "higher_is_better": False,
             "note": f"goal <= 250 MiB; rules only (lexicons, jieba-rs and the word trie, "
-            f"OpenCC, pypinyin, the service's imports): "
+            f"OpenCC, the pinyin tables, the service's imports): "
             f"{probe['rss_rules']} MiB; a fresh process (python -m bench.fork_probe)",
         },
         {
