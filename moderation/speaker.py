@@ -116,6 +116,7 @@ class _Cues:
     addressed_quote_before: re.Pattern[str]
     rules_cue: re.Pattern[str]
     rules_after: re.Pattern[str]
+    rules_article_stop: re.Pattern[str]
     mention_refused: re.Pattern[str]
     voices: dict[Voice, frozenset[str]]
     prohibition: re.Pattern[str]
@@ -251,6 +252,7 @@ def _cues() -> _Cues:
         addressed_quote_before=_rx(data["addressed_quote_before"]),
         rules_cue=_rx(data["rules_cue"]),
         rules_after=_rx(data["rules_after"]),
+        rules_article_stop=_rx(data["rules_article_stop"]),
         mention_refused=_rx(data["mention_refused"]),
         voices={Voice(k): frozenset(v) for k, v in data["voices"].items()},
         prohibition=_rx(data["prohibition"]),
@@ -363,9 +365,14 @@ def read(text: str | NormalizedText) -> Reading:
     _marks(clean, cues, add)
     for m in _run(cues.rules_cue, "rules_cue", clean, present):
         start = m.end()
+        colon = clean[m.end() - 1 : m.end()] in (":", "：")
         while start < len(clean) and clean[start] in ",，:： ":
+            colon = colon or clean[start] in ":："
             start += 1  # 按规则，…: the rule is the next clause
-        add(start, _clause_end(clean, start), Voice.RULES)
+        end = _clause_end(clean, start)
+        if colon:  # 规则写了：…, the article itself: its clauses to the end of the sentence
+            end = _article_end(clean, end, cues)
+        add(start, end, Voice.RULES)
     for m in [
         *_run(cues.rules_after, "rules_after", clean, present),
         *_run(cues.mention_refused, "mention_refused", clean, present),
@@ -395,6 +402,17 @@ def read(text: str | NormalizedText) -> Reading:
             add(m.start("cond"), m.end("cond"), Voice.HYPOTHETICAL)
     quoted = tuple(sorted(set(out), key=lambda q: (q.start, -q.end)))
     return Reading(original, quoted, clean)
+
+
+def _article_end(clean: str, end: int, cues: _Cues) -> int:
+    """Where an article quoted after a colon ends: at the sentence's end, or before a clause in
+    which the poster speaks again (规则写了：不许发誓，我偏要发誓: the second clause is theirs).
+    """
+    while end < len(clean) and clean[end] in ",，":
+        if cues.rules_article_stop.match(clean, end + 1):
+            break
+        end = _clause_end(clean, end + 1)
+    return end
 
 
 def _about_rules(clean: str, cues: _Cues, add: Any, present: set[str]) -> None:
