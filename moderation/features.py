@@ -39,6 +39,7 @@ import numpy as np
 
 from moderation.implementation import reference
 from moderation.normalize import NormalizedText, normalize
+from moderation.pinyin_table import lazy_pinyin
 
 if TYPE_CHECKING:  # SciPy only for training's matrices: screening never imports it (22 MiB)
     from scipy import sparse
@@ -183,26 +184,17 @@ def han_pinyin(run: str) -> list[str]:
     (['yin', 'hang', 'hang', 'zhang'], ['sha', 'bi'])
     """
     if reference():
-        return _lazy_pinyin(run)
+        return lazy_pinyin(run)  # pypinyin itself on the reference path
     return list(_run_pinyin[run])
 
 
 def _han_pinyin(run: str) -> tuple[str, ...]:
     """:func:`han_pinyin` of one run, computed (the memo's fill)."""
-    from moderation.pinyin_table import lazy_pinyin
-
     return tuple(lazy_pinyin(run))
 
 
 # the pinyin of each distinct Han run seen (a run is at most a post long; 65,536 runs at most)
 _run_pinyin = _Memo(_han_pinyin)
-
-
-def _lazy_pinyin(text: str) -> list[str]:
-    from pypinyin import lazy_pinyin
-
-    result: list[str] = lazy_pinyin(text)
-    return result
 
 
 def text_views(text: str | NormalizedText) -> TextViews:

@@ -24,6 +24,7 @@ three filters that keep game talk clean:
 
 from __future__ import annotations
 
+import re
 import threading
 import unicodedata
 from collections import OrderedDict, defaultdict
@@ -118,6 +119,9 @@ def _punctuated(nt: NormalizedText, start: int, end: int) -> bool:
 
 #: Switch for the English-word check of sounded hits (tests turn it off to show what it does).
 ENGLISH_WORDS = True
+
+
+_ASCII_RUN = re.compile("[A-Za-z]+")
 
 
 def _ascii_letter(ch: str) -> bool:
@@ -477,22 +481,13 @@ class LexiconMatcher:
         if not self._english or not ENGLISH_WORDS:
             return False
         original = nt.original
-        ostart, oend = nt.span(start, end)
-        i = ostart
-        while i < oend:
-            if not _ascii_letter(original[i]):
-                i += 1
-                continue
-            a = i
-            while a > 0 and _ascii_letter(original[a - 1]):
-                a -= 1
-            b = i
-            while b < len(original) and _ascii_letter(original[b]):
-                b += 1
-            if original[a:b].lower() in self._english:
-                return True
-            i = b
-        return False
+        a, b = nt.span(start, end)
+        # widen the span to whole Latin runs at its edges; the runs inside are then all whole
+        while a > 0 and _ascii_letter(original[a - 1]):
+            a -= 1
+        while b < len(original) and _ascii_letter(original[b]):
+            b += 1
+        return any(m.group().lower() in self._english for m in _ASCII_RUN.finditer(original, a, b))
 
     @staticmethod
     def _letters_bounded(
