@@ -122,6 +122,40 @@ ENGLISH_WORDS = True
 
 
 _ASCII_RUN = re.compile("[A-Za-z]+")
+#: A stretch of Latin words with the spaces and light punctuation of a sentence between them.
+_VOWEL = re.compile("[aeiouy]")
+_LATIN_PROSE = re.compile(r"[A-Za-z][A-Za-z'’ ,.!?;:\-]*[A-Za-z]")
+
+
+def _english_prose(original: str, a: int, b: int) -> bool:
+    """Is ``original[a:b]`` one word of an English sentence rather than romanised Chinese?
+
+    In a stretch of three or more Latin words, romanised Chinese reads word by word as pinyin
+    syllables (ni ma de sha bi); English does not (that vote made zero sense: made reads as
+    ma de, but vote, zero and that read as nothing). When at least a third of the stretch's
+    words of two letters or more do not read whole as pinyin, it is English, and a hit inside
+    one of its words (made) is not that word sounded as Chinese. A hit across words (sha bi)
+    still stands: English has no words that spell the syllables one by one.
+    """
+    from moderation.features import _pinyin_syllables, split_pinyin
+
+    if not (a < b and original[a:b].isascii() and original[a:b].isalpha()):
+        return False
+    syllables = _pinyin_syllables()
+    for m in _LATIN_PROSE.finditer(original, max(0, a - 200), min(len(original), b + 200)):
+        if m.start() <= a and b <= m.end():
+            words = [w.lower() for w in _ASCII_RUN.findall(m.group()) if len(w) >= 2]
+            if len(words) < 3:
+                return False
+            # a word with a vowel that does not read as pinyin (sb and nmsl have no vowel: they
+            # are initials, however many times repeated)
+            foreign = sum(
+                1
+                for w in words
+                if _VOWEL.search(w) and any(p not in syllables for p in split_pinyin(w))
+            )
+            return 3 * foreign >= len(words)
+    return False
 
 
 def _ascii_letter(ch: str) -> bool:
@@ -487,7 +521,9 @@ class LexiconMatcher:
             a -= 1
         while b < len(original) and _ascii_letter(original[b]):
             b += 1
-        return any(m.group().lower() in self._english for m in _ASCII_RUN.finditer(original, a, b))
+        if any(m.group().lower() in self._english for m in _ASCII_RUN.finditer(original, a, b)):
+            return True
+        return _english_prose(original, a, b)
 
     @staticmethod
     def _letters_bounded(

@@ -51,6 +51,7 @@ from moderation.speaker import (
     Voice,
     citations,
     counterfactual,
+    game_pledge,
     may_cite,
     read,
 )
@@ -302,6 +303,8 @@ class Screener:
         )
         # another's words (not the rules): what a classifier finding's evidence may lie in
         self._others_voices = self._quoting_voices - RULE_VOICES
+        # the rules quoted or asked about: every category's evidence may lie in them
+        self._rule_voices = self._quoting_voices & RULE_VOICES
         self._matcher = default_matcher()
         self._patterns = default_patterns()
         # (category, article key) -> the clause cited and its severity, or None when the ruleset
@@ -412,6 +415,8 @@ class Screener:
             cands = self._read(nt, cands, explained)
         if self.layers & Layer.QUOTED_PLAYERS and counterfactual(nt):
             explained.add("oath")  # 我要是狼昨天就不会…: an argument, no wager (speaker.py)
+        if self.layers & Layer.GAME_SENSES and game_pledge(nt):
+            explained.add("oath")  # 我拿预言家身份担保这个查杀: a game asset, no forbidden pledge
         original = nt.original
         cands += font_candidates(original)
         water = water_candidate(nt)
@@ -560,11 +565,12 @@ class Screener:
         reading: Reading | None = None
         for category, p, cat, same in flagged:
             evidence = evidence_of.get(category, ())
-            if not same and evidence and category in TIELIAN and self._others_voices:
-                # the words that drove the opinion are all another's (他撂下那句“谁刀我谁倒霉”):
-                # the classifier read someone else's 贴脸, as the rules' quoted hits are read
+            # the words that drove the opinion are all another's 贴脸 (他撂下那句“谁刀我谁倒霉”) or
+            # the rules' own (按规则3（1），发表与导演的对话是违规的): the classifier read quoted
+            # words, as the rules' quoted hits are read
+            voices = self._rule_voices | (self._others_voices if category in TIELIAN else set())
+            if not same and evidence and voices:
                 reading = reading or read(nt)
-                voices = self._others_voices
                 if all(reading.quotes(category, e.start, e.end, voices) for e in evidence):
                     continue
             if same:

@@ -56,6 +56,8 @@ class _Sense:
     after: re.Pattern[str]  # right after it
     context: re.Pattern[str]  # anywhere in its sentence
     not_near: re.Pattern[str]  # right before it: never the game's word (你老子)
+    # the sense holds only where its own cue is: one self-mocking 小丑 does not excuse the next
+    local: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ class Senses:
                 re.compile(s.get(k) or _NEVER) for k in ("near", "after", "context", "not_near")
             )
             self._senses[(s["term"], s["category"])] = _Sense(
-                s["term"], s["category"], near, after, ctx, not_near
+                s["term"], s["category"], near, after, ctx, not_near, bool(s.get("local"))
             )
         self._addressed = re.compile(data["addressed"])
         allow = ahocorasick.Automaton()
@@ -168,7 +170,7 @@ class Senses:
                     in_sense.add((c.term, c.category))
                     explained.add(c.category)
                     continue
-                if reading is None:
+                if reading is None and not sense.local:
                     undecided.append((c, sense))
             kept.append(c)
         if undecided and in_sense:

@@ -40,7 +40,16 @@ from lexicons.loader import CATEGORIES, read_text
 from moderation.lexicon import Candidate
 from moderation.normalize import NormalizedText, normalize
 
-__all__ = ["Quoted", "Reading", "Voice", "citations", "counterfactual", "may_cite", "read"]
+__all__ = [
+    "Quoted",
+    "Reading",
+    "Voice",
+    "citations",
+    "counterfactual",
+    "game_pledge",
+    "may_cite",
+    "read",
+]
 
 
 class Voice(enum.Enum):
@@ -140,10 +149,13 @@ class _Cues:
     rules_tag: re.Pattern[str]
     judged_words: re.Pattern[str]
     abstain: re.Pattern[str]
+    term_question: re.Pattern[str]
     story_cue: re.Pattern[str]
     counterfactual: re.Pattern[str]
     counterfactual_reasoning: re.Pattern[str]
     counterfactual_unless: re.Pattern[str]
+    game_pledge: re.Pattern[str]
+    game_pledge_unless: re.Pattern[str]
 
     cue_filter: _CueFilter  # which cue regexes can match a post
 
@@ -197,10 +209,13 @@ _MORE_CUES = (
     "rules_tag",
     "judged_words",
     "abstain",
+    "term_question",
     "story_cue",
     "counterfactual",
     "counterfactual_reasoning",
     "counterfactual_unless",
+    "game_pledge",
+    "game_pledge_unless",
 )
 
 
@@ -438,6 +453,8 @@ def _about_rules(clean: str, cues: _Cues, add: Any, present: set[str]) -> None:
         add(m.end(), _clause_end(clean, m.end()), Voice.RULES)
     for m in _run(cues.abstain, "abstain", clean, present):
         add(m.start(), _clause_end(clean, m.end()), Voice.RULES)
+    for m in _run(cues.term_question, "term_question", clean, present):
+        add(m.start("term"), m.end("term"), Voice.RULES)
 
 
 def _poster_before(clean: str, pos: int, cues: _Cues) -> bool:
@@ -558,6 +575,25 @@ def counterfactual(nt: NormalizedText) -> bool:
             break
     # the wager words read through noise (担/保) as the patterns read them
     return found and cues.counterfactual_unless.search(nt.folded) is None
+
+
+def game_pledge(nt: NormalizedText) -> bool:
+    """Whether the post pledges a game asset (its role, check or seat) and nothing forbidden.
+
+    >>> game_pledge(normalize("我拿我的预言家身份担保这个查杀，凛就是狼"))
+    True
+    >>> game_pledge(normalize("我拿我的人格担保他是狼"))
+    False
+    >>> game_pledge(normalize("我拿身份担保，骗人我天打雷劈"))
+    False
+    """
+    clean = nt.clean
+    if "保" not in clean:
+        return False  # most posts: no pledge verb at all
+    cues = _cues()
+    if cues.game_pledge.search(clean) is None:
+        return False
+    return cues.game_pledge_unless.search(nt.folded) is None
 
 
 # -- M72 2(8) ------------------------------------------------------------------------------------
