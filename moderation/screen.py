@@ -51,6 +51,7 @@ from moderation.speaker import (
     Voice,
     citations,
     counterfactual,
+    director_support,
     game_pledge,
     may_cite,
     read,
@@ -417,6 +418,8 @@ class Screener:
             explained.add("oath")  # 我要是狼昨天就不会…: an argument, no wager (speaker.py)
         if self.layers & Layer.GAME_SENSES and game_pledge(nt):
             explained.add("oath")  # 我拿预言家身份担保这个查杀: a game asset, no forbidden pledge
+        if self.layers & Layer.GAME_SENSES and director_support(nt):
+            explained.add("director")  # 判罚轻重导演说了算: deferring to the director, not opposing
         original = nt.original
         cands += font_candidates(original)
         water = water_candidate(nt)

@@ -46,6 +46,7 @@ __all__ = [
     "Voice",
     "citations",
     "counterfactual",
+    "director_support",
     "game_pledge",
     "may_cite",
     "read",
@@ -131,6 +132,9 @@ class _Cues:
     prohibition: re.Pattern[str]
     prohibition_quotes: frozenset[str]
     prohibition_speech: re.Pattern[str]
+    prohibition_talk: re.Pattern[str]
+    prohibition_talk_quotes: frozenset[str]
+    max_prohibited_topic: int
     director_question: re.Pattern[str]
     director_address: re.Pattern[str]
     reported: re.Pattern[str]
@@ -156,6 +160,9 @@ class _Cues:
     counterfactual_unless: re.Pattern[str]
     game_pledge: re.Pattern[str]
     game_pledge_unless: re.Pattern[str]
+    director_line: re.Pattern[str]
+    director_support: re.Pattern[str]
+    director_support_unless: re.Pattern[str]
 
     cue_filter: _CueFilter  # which cue regexes can match a post
 
@@ -216,6 +223,8 @@ _MORE_CUES = (
     "counterfactual_unless",
     "game_pledge",
     "game_pledge_unless",
+    "director_support",
+    "director_support_unless",
 )
 
 
@@ -273,6 +282,10 @@ def _cues() -> _Cues:
         prohibition=_rx(data["prohibition"]),
         prohibition_quotes=frozenset(data["prohibition_quotes"]),
         prohibition_speech=_rx(data["prohibition_speech"]),
+        prohibition_talk=_rx(data["prohibition_talk"]),
+        prohibition_talk_quotes=frozenset(data["prohibition_talk_quotes"]),
+        max_prohibited_topic=int(data["max_prohibited_topic"]),
+        director_line=re.compile(data["director_line"]),
         director_question=_rx(data["director_question"]),
         director_address=_rx(data["director_address"]),
         reported=reported,
@@ -375,6 +388,11 @@ def read(text: str | NormalizedText) -> Reading:
         if any(a <= view.span(m.start(), m.start() + 1)[0] < b for a, b in blocks):
             continue  # 原帖由 X 发表： inside a [quote] block: the block already quotes it
         add(m.end(), _clause_end(clean, m.end(), _LINE_END), Voice.PLAYER)
+    # (on the original: the clean view drops bracketed tags such as [M72])
+    for m in cues.director_line.finditer(original) if "[" in original else ():
+        line_end = original.find("\n", m.end())
+        end = len(original) if line_end < 0 else line_end
+        out.append(Quoted(m.start(), end, Voice.RULES, cues.voices[Voice.RULES], m.start()))
     for m in _run(cues.reply_header, "reply_header", clean, present):
         add(m.start(1), m.end(1), Voice.PLAYER, _EVERY)  # a name is no word of the poster's
     _marks(clean, cues, add)
@@ -403,7 +421,16 @@ def read(text: str | NormalizedText) -> Reading:
         quotes = cues.prohibition_quotes
         if cues.prohibition_speech.match(clean, m.end()):
             quotes = quotes | {"insult"}
-        add(m.end(), end, Voice.RULES, quotes)
+        start = m.end()
+        if cues.prohibition_talk.match(clean, m.end()):
+            quotes = quotes | cues.prohibition_talk_quotes
+            opening = _clause_start(clean, m.start())
+            while opening < m.start() and any(ch in ".…~～ " for ch in clean[opening : m.start()]):
+                opening += 1  # 麻理……替补不能…: the topic starts after the trailing-off dots
+            topic = clean[opening : m.start()]
+            if len(topic) <= cues.max_prohibited_topic and not cues.first_person.search(topic):
+                add(opening, m.start(), Voice.RULES, cues.prohibition_talk_quotes)
+        add(start, end, Voice.RULES, quotes)
     for m in _run(cues.director_question, "director_question", clean, present):
         _director_question(clean, m.start(), m.end(), cues, add)
     _about_rules(clean, cues, add, present)
@@ -594,6 +621,23 @@ def game_pledge(nt: NormalizedText) -> bool:
     if cues.game_pledge.search(clean) is None:
         return False
     return cues.game_pledge_unless.search(nt.folded) is None
+
+
+def director_support(nt: NormalizedText) -> bool:
+    """Whether the post defers to the director's decision and opposes nothing.
+
+    >>> director_support(normalize("楼上，导演给的规则解释就是准的，反对要吃牌。"))
+    True
+    >>> director_support(normalize("导演的解释就是准的？我不认"))
+    False
+    """
+    clean = nt.clean
+    if "导演" not in clean and "法官" not in clean and "主持" not in clean and "dm" not in clean:
+        return False
+    cues = _cues()
+    if cues.director_support.search(clean) is None:
+        return False
+    return cues.director_support_unless.search(clean) is None
 
 
 # -- M72 2(8) ------------------------------------------------------------------------------------

@@ -240,3 +240,106 @@ def test_an_oath_reported_in_the_thread_is_anothers() -> None:
     text = "有人刚才在帖里发誓了，法官看一下，我们接着盘。"
     assert "oath" not in _categories(text), _screen(text)
     assert "oath" in _categories(text, layers=NO_PLAYERS)
+
+
+# -- 10. swearing named, not performed -------------------------------------------------------------
+
+NARRATED = [
+    "投票理由：第一天跟票，第二天又发誓，今天装死",
+    "小鸟这样发誓反而让我更怀疑了",
+    "发誓要能当证据的话，狼人个个都会发誓",
+    "她第二天人格担保后又自己撤回了，很怪",
+]
+
+
+@pytest.mark.parametrize("text", NARRATED)
+def test_swearing_narrated_is_no_oath(text: str) -> None:
+    assert "oath" not in _categories(text), _screen(text)
+    assert "oath" in _categories(text, layers=NO_SENSES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "发誓他是狼",
+        "我又发誓，他是狼",
+        "我真的是村民，发誓。",
+        "我对着屏幕发誓",
+        "我人格担保他是好人",
+    ],
+)
+def test_a_sworn_oath_stays(text: str) -> None:
+    assert "oath" in _categories(text), _screen(text)
+
+
+# -- 11. a prohibition of talk about a topic -----------------------------------------------------
+
+REMINDERS = [
+    "不要聊马甲啦！专心找狼",
+    "替补不能在帖子里讨论的，有事找导演",
+    "小雪……场外助理别在帖里提，私下问导演",
+]
+
+
+@pytest.mark.parametrize("text", REMINDERS)
+def test_a_prohibition_of_talk_reminds_of_the_rule(text: str) -> None:
+    assert "vest" not in _categories(text), _screen(text)
+    assert "vest" in _categories(text, layers=NO_RULES)
+
+
+@pytest.mark.parametrize(
+    "text", ["你们别猜马甲了，猜到也没用", "我马甲是老王不要说出去", "你别不要脸", "别他妈废话"]
+)
+def test_guessing_revealing_and_insulting_while_forbidding_stay(text: str) -> None:
+    assert _categories(text), _screen(text)
+
+
+def test_forbidding_to_say_an_insult_names_it() -> None:
+    assert _categories("别骂人傻逼，好好说话") == set()
+    assert "insult" in _categories("别骂人傻逼，好好说话", layers=NO_RULES)
+
+
+# -- 12. more rules talk ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("你这句要吃牌的，拿人格担保规则里明令禁止。", "oath"),
+        ("本局不支持投降哦，打到最后", "oath"),
+        ("别开玩笑了，场助是敏感词。", "vest"),
+        ("别提马甲的事，规则4L写得清清楚楚", "vest"),
+    ],
+)
+def test_more_rules_talk_quotes_the_rules(text: str, category: str) -> None:
+    assert category not in _categories(text), _screen(text)
+    assert category in _categories(text, layers=NO_RULES)
+
+
+def test_the_directors_tagged_announcement_is_the_directors() -> None:
+    text = "[M08]导演：5号贴证（伪造聊天记录），黄牌一张，请大家注意。"
+    assert "evidence" not in _categories(text), _screen(text)
+    assert "evidence" in _categories(text, layers=NO_RULES)
+    # untagged, it is a player posting
+    assert "evidence" in _categories("导演：这是我的聊天记录截图")
+
+
+# -- 13. deferring to the director -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text", ["导演给的解释就是准的，别争了", "判罚怎么定导演说了算，大家回到游戏"]
+)
+def test_deferring_to_the_director_is_no_opposition(text: str) -> None:
+    assert Screener("m08", classifier=_Director()).screen(text) == []
+    off = Screener("m08", classifier=_Director(), layers=NO_SENSES)
+    assert [f.category for f in off.screen(text)] == ["director"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["别听导演的解释，规则不是这个意思", "导演说了算呗，这判罚谁服啊", "导演的解释是准的？我不服"],
+)
+def test_opposing_the_director_stays(text: str) -> None:
+    found = Screener("m08", classifier=_Director()).screen(text)
+    assert "director" in {f.category for f in found}, found
