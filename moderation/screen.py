@@ -307,6 +307,10 @@ class Screener:
         # (category, article key) -> the clause cited and its severity, or None when the ruleset
         # does not forbid the category; filled on first use, read for every finding
         self._cited: dict[tuple[str, str], tuple[Article, Severity] | None] = {}
+        # who is speaking in the posts of the current call, as the reading layers read them: a
+        # classifier finding asks again whose words its evidence is (by id; each entry holds the
+        # post object itself, so an id cannot have been reused)
+        self._readings: dict[int, tuple[NormalizedText, Reading]] = {}
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -346,6 +350,7 @@ class Screener:
         """
         for i, text in enumerate(texts):
             _check_post(text, i if len(texts) > 1 else None)
+        self._readings = {}
         normalized = [normalize(t) for t in texts]
         hits: list[tuple[tuple[str, str], ...]] | None = [] if self._prepared is not None else None
         rules = [self._rule_findings(nt, hits) for nt in normalized]
@@ -366,6 +371,7 @@ class Screener:
     def _screen_one(self, text: str) -> tuple[list[Finding], bool]:
         """Findings and water flag of one post (the single-post path of :meth:`screen_posts`)."""
         _check_post(text, None)
+        self._readings = {}
         nt = normalize(text)
         hits: list[tuple[tuple[str, str], ...]] | None = [] if self._prepared is not None else None
         found, water, explained, spans = self._rule_findings(nt, hits)
@@ -446,6 +452,7 @@ class Screener:
         if not self._reads_voices:
             return cands
         reading = read(nt)
+        self._readings[id(nt)] = (nt, reading)
         if not reading.quoted:
             return cands
         voices = self._quoting_voices
@@ -460,6 +467,11 @@ class Screener:
         if self._cites:
             own += citations(reading, cands)
         return own
+
+    def _reading(self, nt: NormalizedText) -> Reading:
+        """:func:`moderation.speaker.read` of ``nt``, as the reading layers read it if they did."""
+        entry = self._readings.get(id(nt))
+        return entry[1] if entry is not None and entry[0] is nt else read(nt)
 
     def _finding(self, original: str, c: Candidate) -> Finding | None:
         cited = self._cite(c.category, c.article)
@@ -563,7 +575,7 @@ class Screener:
             if not same and evidence and category in TIELIAN and self._others_voices:
                 # the words that drove the opinion are all another's (他撂下那句“谁刀我谁倒霉”):
                 # the classifier read someone else's 贴脸, as the rules' quoted hits are read
-                reading = reading or read(nt)
+                reading = reading or self._reading(nt)
                 voices = self._others_voices
                 if all(reading.quotes(category, e.start, e.end, voices) for e in evidence):
                     continue
