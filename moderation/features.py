@@ -222,9 +222,10 @@ def text_views(text: str | NormalizedText) -> TextViews:
 def _syllables(folded: str) -> list[str]:
     """The syllable stream of a folded text (see :func:`text_views`)."""
     syllables: list[str] = []
+    runs = lazy_pinyin if reference() else _run_pinyin.__getitem__  # han_pinyin without a copy
     for han, letters, other in _UNITS.findall(folded):
         if han:
-            syllables.extend(han_pinyin(han))
+            syllables += runs(han)
         elif letters:
             syllables.extend(split_pinyin(letters))
         elif other.isalnum():
@@ -659,7 +660,7 @@ class ColumnMapper:
                 if self._syllables is not None:
                     add(map(_VALUE, self._syllables.iter(self._syllable_codes.encode(syllables))))
                 if self._initials is not None:
-                    add(map(_VALUE, self._initials.iter("".join([s[0] for s in syllables]))))
+                    add(map(_VALUE, self._initials.iter("".join(map(_FIRST, syllables)))))
         if self._emoji_rx is not None:
             add(map(self._emoji.__getitem__, self._emoji_rx.findall(text)))
         if self.config.lexicon:
@@ -675,6 +676,7 @@ class ColumnMapper:
 
 
 _VALUE = operator.itemgetter(1)  # (end, column) pairs from an automaton's iter()
+_FIRST = operator.itemgetter(0)  # a syllable's initial
 
 #: Stands for a syllable no vocabulary n-gram holds: no key contains it, so nothing matches
 #: across it.
