@@ -17,6 +17,7 @@ own article; and merges overlapping findings of one category into one.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import warnings
@@ -326,7 +327,8 @@ class Screener:
         return self._screen_one(text)[0]
 
     def screen_many(self, texts: Sequence[str]) -> list[list[Finding]]:
-        """Findings for each post; the classifier (if any) runs once over the whole batch."""
+        """Findings for each post; the classifier (if any) runs once over the whole batch (the
+        trained model once per chunk of it: see :meth:`screen_posts`)."""
         return [r.findings for r in self.screen_posts(texts)]
 
     def screen_post(self, text: str) -> ScreenResult:
@@ -343,13 +345,29 @@ class Screener:
         return ScreenResult(findings, water)
 
     def screen_posts(self, texts: Sequence[str]) -> list[ScreenResult]:
-        """:meth:`screen_post` for many posts; the classifier (if any) runs once over the batch.
+        """:meth:`screen_post` for many posts; the classifier (if any) runs once over the batch,
+        the trained model (``predict_prepared``) once per chunk of :data:`_CHUNK` posts or more.
 
         Every post is checked before any is screened: one post too large (its index is named)
         or not a string fails the whole batch.
         """
         for i, text in enumerate(texts):
             _check_post(text, i if len(texts) > 1 else None)
+        if self._prepared is not None and len(texts) >= 2 * _CHUNK:
+            # The trained model scores each post of a batch on its own (its rows are summed one
+            # post at a time, in the same order whatever the batch), so a long batch is screened a
+            # chunk at a time: the same findings, and far fewer live objects for every garbage
+            # collection to walk (with 256 posts alive at once, collections took five times as
+            # long per post: about 6% of a batch). No chunk holds a single post, which would take
+            # the one-post path.
+            bounds = [*range(0, len(texts) - _CHUNK, _CHUNK), len(texts)]
+            return [
+                r for a, b in itertools.pairwise(bounds) for r in self._screen_chunk(texts[a:b])
+            ]
+        return self._screen_chunk(texts)
+
+    def _screen_chunk(self, texts: Sequence[str]) -> list[ScreenResult]:
+        """:meth:`screen_posts` of posts already checked, the classifier run once over them."""
         self._readings = {}
         normalized = [normalize(t) for t in texts]
         hits: list[tuple[tuple[str, str], ...]] | None = [] if self._prepared is not None else None
@@ -615,6 +633,9 @@ def _article_key(articles: Mapping[str, Any], article: Article) -> str:
             return str(key)
     return str(next(iter(articles)))
 
+
+#: Posts screened at a time by :meth:`Screener.screen_posts` with the trained model.
+_CHUNK = 32
 
 #: The article key of a citation of someone else's 贴脸 (M72 2(8)).
 _CITE = "cite"
