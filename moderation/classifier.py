@@ -281,9 +281,9 @@ class PostClassifier:
             unique = np.fromiter(known, dtype=np.intp, count=len(known))
             unique.sort()
             counts = None
-            # each column's idf and coefficients side by side: one gather of whole rows instead
-            # of one scattered read per category (the same numbers, so the same products)
-            rows = self._scorer.explain_rows.take(unique, axis=0)
+            # each column's coefficients side by side: one gather of whole rows instead of one
+            # scattered read per category (the same numbers, so the same products)
+            rows = self._scorer.coef_rows.take(unique, axis=0)
         else:
             units = syllable_units(nt.folded)
             columns = self._scorer.mapper.columns(
@@ -293,14 +293,14 @@ class PostClassifier:
                 return out, nt, spans, units
             unique, counts = np.unique(np.array(columns, dtype=np.intp), return_counts=True)
             rows = None
-        values = self.space.idf[unique] if rows is None else rows[:, 0].copy()  # contiguous
+        values = self.space.idf[unique]
         if counts is not None and not self.space.binary:
             values *= 1.0 + np.log(counts)
         values /= (math.sqrt(float(values @ values)) or 1.0) ** self.space.length_power
         vocabulary = self.space.vocabulary
         for category in categories:
             k = self.categories.index(category)
-            weights = (self.coef[k, unique] if rows is None else rows[:, 1 + k]) * values
+            weights = (self.coef[k, unique] if rows is None else rows[:, k]) * values
             if limit is None:
                 order = np.argsort(-weights, kind="stable")
             else:  # the positive ones in column order, then the same stable sort: same head
@@ -501,7 +501,9 @@ class PostClassifier:
             return cls(
                 space=space,
                 categories=categories,
-                coef=np.asarray(state["coef"], dtype=np.float64),
+                # column-major: each vocabulary column's coefficients side by side, which is how
+                # evidence reads them (_LinearScorer.coef_rows); the same values
+                coef=np.asfortranarray(state["coef"], dtype=np.float64),
                 intercept=np.asarray(state["intercept"], dtype=np.float64),
                 thresholds={str(c): float(v) for c, v in state["thresholds"].items()},
                 config=FeatureConfig.from_dict(state["config"]),
@@ -543,11 +545,10 @@ class _LinearScorer:
         extended[:, :n_categories] = self.idf[:, None] * model.coef.T
         extended[:, n_categories] = self.idf * self.idf
         self.extended = extended
-        # per column its idf, then its coefficient for each category (the evidence's reading)
-        explain_rows = np.empty((len(space.vocabulary), n_categories + 1), dtype=np.float64)
-        explain_rows[:, 0] = self.idf
-        explain_rows[:, 1:] = model.coef.T
-        self.explain_rows = explain_rows
+        # per column its coefficient for each category, as evidence reads them: a loaded model
+        # keeps its coefficients in this order already (see PostClassifier._from_state), so this
+        # is a view of them, not a copy
+        self.coef_rows = np.ascontiguousarray(model.coef.T)
         # the weights alone, for sublinear-tf rows only (a binary model never needs the copy)
         self.weights = None if self.binary else np.ascontiguousarray(extended[:, :n_categories])
         self.intercept = np.ascontiguousarray(model.intercept, dtype=np.float64)
