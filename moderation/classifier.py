@@ -281,6 +281,9 @@ class PostClassifier:
             unique = np.fromiter(known, dtype=np.intp, count=len(known))
             unique.sort()
             counts = None
+            # each column's coefficients side by side: one gather of whole rows instead of one
+            # scattered read per category (the same numbers, so the same products)
+            rows = self._scorer.coef_rows.take(unique, axis=0)
         else:
             units = syllable_units(nt.folded)
             columns = self._scorer.mapper.columns(
@@ -289,19 +292,22 @@ class PostClassifier:
             if not columns:
                 return out, nt, spans, units
             unique, counts = np.unique(np.array(columns, dtype=np.intp), return_counts=True)
+            rows = None
         values = self.space.idf[unique]
         if counts is not None and not self.space.binary:
             values *= 1.0 + np.log(counts)
         values /= (math.sqrt(float(values @ values)) or 1.0) ** self.space.length_power
         vocabulary = self.space.vocabulary
         for category in categories:
-            weights = self.coef[self.categories.index(category), unique] * values
+            k = self.categories.index(category)
+            weights = (self.coef[k, unique] if rows is None else rows[:, k]) * values
             if limit is None:
                 order = np.argsort(-weights, kind="stable")
             else:  # the positive ones in column order, then the same stable sort: same head
                 positive = np.flatnonzero(weights > 0.0)
                 order = positive[np.argsort(-weights[positive], kind="stable")][:limit]
-            out[category] = [(vocabulary[int(unique[k])], float(weights[k])) for k in order]
+            names = map(vocabulary.__getitem__, unique[order].tolist())
+            out[category] = list(zip(names, weights[order].tolist(), strict=True))
         return out, nt, spans, units
 
     # Repeated on purpose: explain() takes contributions()'s keywords and passes them on.
@@ -495,7 +501,9 @@ class PostClassifier:
             return cls(
                 space=space,
                 categories=categories,
-                coef=np.asarray(state["coef"], dtype=np.float64),
+                # column-major: each vocabulary column's coefficients side by side, which is how
+                # evidence reads them (_LinearScorer.coef_rows); the same values
+                coef=np.asfortranarray(state["coef"], dtype=np.float64),
                 intercept=np.asarray(state["intercept"], dtype=np.float64),
                 thresholds={str(c): float(v) for c, v in state["thresholds"].items()},
                 config=FeatureConfig.from_dict(state["config"]),
@@ -537,6 +545,10 @@ class _LinearScorer:
         extended[:, :n_categories] = self.idf[:, None] * model.coef.T
         extended[:, n_categories] = self.idf * self.idf
         self.extended = extended
+        # per column its coefficient for each category, as evidence reads them: a loaded model
+        # keeps its coefficients in this order already (see PostClassifier._from_state), so this
+        # is a view of them, not a copy
+        self.coef_rows = np.ascontiguousarray(model.coef.T)
         # the weights alone, for sublinear-tf rows only (a binary model never needs the copy)
         self.weights = None if self.binary else np.ascontiguousarray(extended[:, :n_categories])
         self.intercept = np.ascontiguousarray(model.intercept, dtype=np.float64)

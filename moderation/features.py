@@ -222,9 +222,10 @@ def text_views(text: str | NormalizedText) -> TextViews:
 def _syllables(folded: str) -> list[str]:
     """The syllable stream of a folded text (see :func:`text_views`)."""
     syllables: list[str] = []
+    runs = lazy_pinyin if reference() else _run_pinyin.__getitem__  # han_pinyin without a copy
     for han, letters, other in _UNITS.findall(folded):
         if han:
-            syllables.extend(han_pinyin(han))
+            syllables += runs(han)
         elif letters:
             syllables.extend(split_pinyin(letters))
         elif other.isalnum():
@@ -435,23 +436,22 @@ def token_places(
                 places.append(nt.span(at, at + len(key)))
                 at = folded.find(key, at + 1)
         elif prefix in ("p:", "i:") and key:
-            if units is None:
-                units = syllable_units(folded)
             if prefix == "p:":
                 size = key.count(" ") + 1
                 if not _in_range(size, config.pinyin_ngrams):
                     continue
                 if spelled is None:
-                    spelled = _Spelled(units)
+                    spelled = _Spelled(folded, units)
                 firsts = spelled.syllable_runs(key)
             else:
                 size = len(key)
                 if not _in_range(size, config.initials_ngrams):
                     continue
                 if spelled is None:
-                    spelled = _Spelled(units)
+                    spelled = _Spelled(folded, units)
                 firsts = spelled.initial_runs(key)
-            places.extend(nt.span(units[i][1], units[i + size - 1][2]) for i in firsts)
+            starts, ends = spelled.starts, spelled.ends
+            places.extend(nt.span(starts[i], ends[i + size - 1]) for i in firsts)
         elif prefix == "e:" and len(key) == 1 and unicodedata.category(key) == "So":
             places.extend((i, i + 1) for i, ch in enumerate(text) if ch == key)
         elif prefix == "l:" and config.lexicon:
@@ -475,21 +475,33 @@ class _Spelled:
 
     Syllables hold no spaces, so in the syllables joined by spaces (one before each and one at
     the end) the n-gram ``k1 k2`` with a space on each side is found exactly where the syllables
-    ``k1, k2`` follow each other; each initial is one character, so in the initials joined an
-    n-gram's offset is the index of its first syllable.
+    ``k1, k2`` follow each other, and the number of spaces before a place is the index of its
+    first syllable; each initial is one character, so in the initials joined an n-gram's offset
+    is the index of its first syllable. ``starts``/``ends``: each syllable's folded span (those of
+    :func:`syllable_units`, from ``units`` when given).
     """
 
-    def __init__(self, units: Sequence[tuple[str, int, int]]) -> None:
-        syllables = [u[0] for u in units]
+    def __init__(self, folded: str, units: Sequence[tuple[str, int, int]] | None = None) -> None:
+        if units is None:
+            syllables, self.starts, self.ends = _syllable_spans(folded)
+        else:
+            syllables = [u[0] for u in units]
+            self.starts = [u[1] for u in units]
+            self.ends = [u[2] for u in units]
         self.joined = " " + " ".join(syllables) + " "
-        # offset of the space before each syllable -> the syllable's index
-        offsets = itertools.accumulate([len(s) + 1 for s in syllables[:-1]], initial=0)
-        self.index = {offset: i for i, offset in enumerate(offsets)}
         self.initials = "".join([s[0] for s in syllables])
+        self.index: dict[int, int] | None = None
+        if self.joined.count(" ") != len(syllables) + 1:  # a syllable with a space: by offsets
+            offsets = itertools.accumulate([len(s) + 1 for s in syllables[:-1]], initial=0)
+            self.index = {offset: i for i, offset in enumerate(offsets)}
 
     def syllable_runs(self, key: str) -> list[int]:
         """Index of the first syllable of every place of ``key`` (syllables joined by spaces)."""
-        return [self.index[at] for at in _places(self.joined, " " + key + " ")]
+        joined, index = self.joined, self.index
+        places = _places(joined, " " + key + " ")
+        if index is not None:
+            return [index[at] for at in places]
+        return [joined.count(" ", 0, at) for at in places]
 
     def initial_runs(self, key: str) -> list[int]:
         """Index of the first syllable of every place of ``key`` (one initial per syllable)."""
@@ -512,25 +524,43 @@ def syllable_units(folded: str) -> list[tuple[str, int, int]]:
 
     A Han run reads one syllable per character (so each maps to its character); should pypinyin
     ever return another count, every syllable of the run maps to the whole run.
+
+    >>> syllable_units("傻逼sb")
+    [('sha', 0, 1), ('bi', 1, 2), ('s', 2, 3), ('b', 3, 4)]
     """
-    units: list[tuple[str, int, int]] = []
+    return list(zip(*_syllable_spans(folded), strict=True))
+
+
+def _syllable_spans(folded: str) -> tuple[list[str], list[int], list[int]]:
+    """:func:`syllable_units` as three parallel lists: syllables, starts, ends (built a run at a
+    time, not a tuple per syllable)."""
+    syllables: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
     for m in _UNITS.finditer(folded):
         han, letters, other = m.groups()
         start = m.start()
         if han:
             readings = han_pinyin(han)
+            end = m.end()
+            syllables += readings
             if len(readings) == len(han):
-                end = m.end()
-                units += zip(readings, range(start, end), range(start + 1, end + 1), strict=True)
+                starts += range(start, end)
+                ends += range(start + 1, end + 1)
             else:
-                units += [(r, start, m.end()) for r in readings]
+                starts += [start] * len(readings)
+                ends += [end] * len(readings)
         elif letters:
             for piece in split_pinyin(letters):
-                units.append((piece, start, start + len(piece)))
+                syllables.append(piece)
+                starts.append(start)
                 start += len(piece)
+                ends.append(start)
         elif other.isalnum():
-            units.append((other, start, start + 1))
-    return units
+            syllables.append(other)
+            starts.append(start)
+            ends.append(start + 1)
+    return syllables, starts, ends
 
 
 class ColumnMapper:
@@ -630,7 +660,7 @@ class ColumnMapper:
                 if self._syllables is not None:
                     add(map(_VALUE, self._syllables.iter(self._syllable_codes.encode(syllables))))
                 if self._initials is not None:
-                    add(map(_VALUE, self._initials.iter("".join([s[0] for s in syllables]))))
+                    add(map(_VALUE, self._initials.iter("".join(map(_FIRST, syllables)))))
         if self._emoji_rx is not None:
             add(map(self._emoji.__getitem__, self._emoji_rx.findall(text)))
         if self.config.lexicon:
@@ -646,6 +676,7 @@ class ColumnMapper:
 
 
 _VALUE = operator.itemgetter(1)  # (end, column) pairs from an automaton's iter()
+_FIRST = operator.itemgetter(0)  # a syllable's initial
 
 #: Stands for a syllable no vocabulary n-gram holds: no key contains it, so nothing matches
 #: across it.

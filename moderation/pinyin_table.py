@@ -28,6 +28,8 @@ phrase and every character, and ``tests/moderation/test_fast_path.py`` screens t
 from __future__ import annotations
 
 import importlib.util
+import itertools
+import operator
 import os
 import re
 import subprocess
@@ -365,29 +367,56 @@ def lazy_pinyin(text: str) -> list[str]:
         result: list[str] = pypinyin_lazy(text)
         return result
     t = _tables()
-    alone, readings_ = t.alone, t.readings
     out: list[str] = []
-    append = out.append
-
-    def phrase(start: int, end: int, number: int) -> None:
-        out.extend(readings_[number])
-
-    def chars(run: str) -> None:
-        got = list(map(alone.__getitem__, map(ord, run)))
-        if None in got:  # a character without a reading reads as itself, as pypinyin keeps it
-            out.extend([c if r is None else r for c, r in zip(run, got, strict=True)])
-        else:
-            out.extend(cast("list[str]", got))
-
     pos = 0
     for m in RE_HANS_RUN.finditer(text):
         if m.start() > pos:  # characters pypinyin has no pinyin for: one item, as they are
-            append(text[pos : m.start()])
-        _cut(m.group(), t, phrase, chars)
+            out.append(text[pos : m.start()])
+        out += _read_run(m.group(), t)
         pos = m.end()
     if pos < len(text):
-        append(text[pos:])
+        out.append(text[pos:])
     return out
+
+
+def _read_run(chunk: str, t: _Tables) -> list[str]:
+    """``lazy_pinyin`` of one run of :data:`RE_HANS_RUN`: :func:`_cut`'s phrases and characters,
+    found with C-level passes.
+
+    Every character is first read alone; each phrase of the cut then overwrites its characters'
+    readings with its own (a phrase has one reading per character). The cut visits only the
+    positions where the two characters there begin a phrase (about one in five in ordinary
+    text): :func:`_cut` steps over every other position one at a time and nothing else, so the
+    phrases and the point where it stops looking are the same.
+    """
+    got = list(map(t.alone.__getitem__, map(ord, chunk)))
+    n = len(chunk)
+    if n > 1:
+        kinds: list[int | None] = list(map(t.pairs.get, map(operator.add, chunk, chunk[1:])))
+        trie, longest, readings_ = t.phrases, t.longest, t.readings
+        pos = 0  # the cut's position: phrases starting before it are inside a phrase cut
+        for at in itertools.compress(range(n - 1), kinds):
+            if at < pos:
+                continue
+            kind = cast("int", kinds[at])  # compress() keeps the positions that have one
+            if kind & _LONGER:  # a longer phrase may start here
+                window = chunk[at : at + longest + 1]  # no phrase is longer
+                found = None
+                for found in trie.iter_prefixes_with_ids(window):  # noqa: B007 - the last is longest
+                    pass
+                if found is None:
+                    if len(window) <= longest and next(trie.iterkeys(window), None) is not None:
+                        break  # the rest starts a phrase but is none: pypinyin reads it character
+                        # by character without looking further (its own quirk, kept)
+                    continue
+                end, number = at + len(found[0]), found[1]
+            else:  # a two-character phrase, and no longer one starts with it
+                end, number = at + 2, (kind >> 1) - 1
+            got[at:end] = readings_[number]
+            pos = end
+    if None in got:  # a character without a reading reads as itself, as pypinyin keeps it
+        return [c if r is None else r for c, r in zip(chunk, got, strict=True)]
+    return cast("list[str]", got)
 
 
 def _main(args: Iterable[str]) -> int:

@@ -26,3 +26,16 @@ def test_a_prediction_lets_the_previous_calls_posts_go() -> None:
     assert len(model._scorer._recent) == 7
     flagged = screener.screen("你个沙比")
     assert any(f.via == "classifier" and f.evidence for f in flagged)  # still explained
+
+
+def test_a_long_batch_is_screened_a_chunk_at_a_time_with_the_same_findings() -> None:
+    if not MODEL.exists():
+        pytest.skip("no trained model at var/model.skops (make model)")
+    model = PostClassifier.load(MODEL)
+    screener = Screener("m08", classifier=model)
+    posts = [f"{i}号你个沙比，{'操作失误也能' * (i % 3)}悍跳预言家？" for i in range(80)]
+    batch = screener.screen_many(posts)
+    # the last chunk's posts only (32 + 48): a garbage collection never walks all 80 at once
+    assert len(model._scorer._recent) == 48
+    assert batch == [screener.screen(p) for p in posts]
+    assert any(f.via == "classifier" and f.evidence for found in batch for f in found)
