@@ -298,6 +298,17 @@ def _emoji_count(nt: NormalizedText, start: int, end: int) -> int:
     )
 
 
+def _recomposed(nt: NormalizedText, source: str, start: int, end: int) -> bool:
+    """Whether a folded character of ``start..end`` is a split character put back (女马 → 妈),
+    rather than a collapsed repeat (傻傻 → 傻)."""
+    folded = nt.folded
+    for i in range(start, end):
+        a, b = nt.offsets[i], nt.ends[i]
+        if b - a > 1 and any(fold_char(ch)[0] not in ("", folded[i]) for ch in source[a:b]):
+            return True
+    return False
+
+
 def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
     """How a hit on folded ``start..end`` was disguised, read off the original characters.
 
@@ -308,6 +319,8 @@ def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
     >>> nt = normalize("傻 傻 逼")
     >>> span_via(nt, 0, 2, "exact")
     'repeat'
+    >>> span_via(normalize("女马的"), 0, 2, "exact")
+    'split'
     """
     if key_via != "exact":
         return key_via
@@ -329,6 +342,8 @@ def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
     if "width" in kinds:
         return "width"
     if kept > end - start:
+        if _recomposed(nt, source, start, end):
+            return "split"
         return "repeat"
     if "noise" in kinds:
         return "noise"
