@@ -179,6 +179,8 @@ def _decoration(nt: NormalizedText, start: int, end: int) -> bool:
     ``傻🖊`` or ``🐦人`` are words.
     """
     emoji = _emoji_count(nt, start, end)
+    if 2 * emoji == 2 * (end - start) and _named_as_emoji(nt, end):
+        return True  # 🤡这个表情: the emoji talked about, not written for a word
     if 2 * emoji < end - start or _read_on(nt, end):
         return False
     folded = nt.folded
@@ -190,6 +192,15 @@ def _decoration(nt: NormalizedText, start: int, end: int) -> bool:
 
     # a dictionary word or the start of one (jieba keeps 笑死 as a prefix of 笑死人)
     return start > 0 and folded[start - 1 : start + 1] in frequencies()
+
+
+#: Words after an emoji that talk about it as a picture (🤡这个表情, 🐷的emoji, 💩图标).
+_EMOJI_NAMED = re.compile(r"(?:这个|这|那个|的)?(?:表情|emoji|图标|符号|贴纸)")
+
+
+def _named_as_emoji(nt: NormalizedText, end: int) -> bool:
+    """Is the emoji that ends before folded ``end`` followed by words naming it as an emoji?"""
+    return _EMOJI_NAMED.match(nt.folded, end) is not None
 
 
 def _read_on(nt: NormalizedText, end: int) -> bool:

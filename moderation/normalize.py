@@ -98,6 +98,8 @@ def is_han(ch: str) -> bool:
 #: Switches for the generated tables (tests turn them off to show what each adds).
 GENERATED_CONFUSABLES = True
 GENERATED_EMOJI = True
+#: Emoji standing for a word (the generated nouns and the rows of ``lexicons/emoji.tsv``).
+EMOJI_WORDS = True
 
 
 def _load_confusables() -> dict[str, str]:
@@ -125,12 +127,30 @@ def _confusables() -> dict[str, str]:
 
 @cache
 def _emoji() -> dict[str, str]:
-    """Emoji that stand for a Han character (🐶 狗, 🐴 马), from CLDR Chinese names."""
-    if not GENERATED_EMOJI:
-        return {}
-    from moderation.glyphs import emoji_chars
+    """Emoji that stand for a Han character (🐶 狗, 🐴 马) or a word (🏥 医院), from CLDR Chinese
+    names, then the hand rows of ``emoji.tsv`` (💀 死, 🔪 刀)."""
+    table: dict[str, str] = {}
+    if GENERATED_EMOJI:
+        from moderation.glyphs import emoji_chars
 
-    return emoji_chars()
+        table.update(emoji_chars())
+    if EMOJI_WORDS:
+        from moderation.glyphs import emoji_words
+
+        table.update(emoji_words())
+        text = resources.files("lexicons").joinpath("emoji.tsv").read_text(encoding="utf-8")
+        for line in text.splitlines():
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            target, _, sources = line.partition("\t")
+            for src in sources.split():
+                src = src.replace("\ufe0f", "")
+                if target == "-":
+                    table.pop(src, None)
+                else:
+                    table[src] = target
+    return table
 
 
 @cache
