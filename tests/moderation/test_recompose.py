@@ -78,3 +78,10 @@ def test_spaced_components_are_not_joined() -> None:
 
 def test_terms_are_not_recomposed() -> None:
     assert norm.fold_term("女马") == "女马"
+
+
+def test_patterns_read_the_recomposed_text(m08: Screener) -> None:
+    # 拿人格担保 is a pattern (oath-by-person); its split form reaches it only recomposed
+    assert {(f.category, f.term) for f in m08.screen("拿人木各担保")} == {
+        ("oath", "oath-by-person")
+    }
