@@ -25,6 +25,7 @@ VIOLATIONS = [
     ("evidence", "📸在这，她昨晚私聊我说的"),  # 📸 a screenshot
     ("insult", "你个🤡天天悍跳"),  # 🤡 a face, read as 小丑 by hand
     ("insult", "发言跟💩一样，看不下去"),  # 💩 屎
+    ("insult", "你是🐵子请来的救兵吧"),  # 🐵 a face, read as 猴 by hand
 ]
 
 CLEAN = [
