@@ -56,7 +56,7 @@ FOUND = [
     ("qq jl 我贴出来了，自己看", "evidence", "terms/english.tsv"),
     ("今天OT到半夜，票明天补", "real_life", "terms/english.tsv"),
     ("我要是骗你们就遭天收", "oath", "terms/dialect.tsv"),
-    ("今日又俾老细留低开会，迟啲先投", "real_life", "terms/dialect.tsv"),
+    ("今日又俾老细闹咗成日，迟啲先投", "real_life", "terms/dialect.tsv"),
     # a one-character insult spelled in pinyin reaches a row only as a phrase: 这头猪
     ("ni zhe tou zhu, 金水都发错", "insult", "terms/insult.tsv"),
 ]
