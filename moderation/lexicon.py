@@ -152,6 +152,10 @@ def _ends_clause(ch: str) -> bool:
     return cat.startswith("P") and cat not in ("Pc", "Pd")
 
 
+#: What follows a player's seat number (9号, 9楼): a key ending in that digit is no word.
+_SEAT_MARKS = frozenset("号號楼樓")
+
+
 def _alnum_edge(ch: str, side: int) -> bool:
     """Does original character ``ch`` fold to a Latin letter/digit at its ``side`` (0 or -1)?"""
     folded = fold_char(ch)[0]
@@ -529,6 +533,8 @@ class LexiconMatcher:
         folded = nt.folded
         original = nt.original
         ostart, oend = nt.span(start, end)
+        if folded[end - 1].isdigit() and original[oend : oend + 1] in _SEAT_MARKS:
+            return False  # on 9号 is "on seat 9", not on9: a number before 号 is a player's seat
         left = (
             _is_alnum_ascii(folded[start]) and ostart > 0 and _alnum_edge(original[ostart - 1], -1)
         )

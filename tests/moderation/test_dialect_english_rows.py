@@ -83,7 +83,15 @@ def test_found_through_its_data_row(text: str, category: str, source: str) -> No
         "that was a dumb vote tbh",
         "nice clown play, gg",
         "I give up trying to read 7号, he is a null",
+        "my read on 9号: wolf, fake seer claim",  # on 9号 is a seat, not the insult on9
     ],
 )
 def test_near_misses_stay_clean(text: str) -> None:
     assert _categories(text) == set(), text
+
+
+def test_a_key_ending_in_a_seat_number_is_no_word() -> None:
+    # on9 (粤语 戆居) stays an insult typed as a word, also after a seat (5号on9)
+    assert "insult" in _categories("你个on9，又投错")
+    assert "insult" in _categories("5号on9")
+    assert _categories("all eyes on 9号 tonight") == set()
