@@ -17,8 +17,10 @@ in 女马上就到), so a run is recomposed only when it reads as a split:
 * it is no dictionary word itself (jieba's dictionary: 女子, 日月, 矢口 stay), and
 * one of its components is rare as a character of its own (jieba frequency below
   :data:`RARE_COMPONENT_FREQ`: the radical forms 讠 扌 氵 钅 亻 衤 阝, and parts such as 昜 呙
-  歹 匕), or else its character is one the lexicon uses (terms and patterns: 妈, 誓, 蠢) and the
-  run joins neither neighbour into a dictionary word (女马上 keeps 马上, 口巴掌 keeps 巴掌).
+  歹 匕), or else its character is one the lexicon uses (terms and patterns: 妈, 誓, 蠢), the
+  run cuts no dictionary word (女马上 keeps 马上, 口巴掌 keeps 巴掌), and the character makes a
+  word with a neighbour (妈的) or is rare on its own (誓 in 我折言); one-character game words (刀:
+  会刀 is no 刽) and the commonest characters (了, 一) are never parts.
 
 >>> recompose_text("女马的，我发扌斤言，夫夫日衤卜来了")
 '妈的，我发誓，替补来了'
@@ -37,6 +39,7 @@ __all__ = [
     "COMMON_CHAR_FREQ",
     "CROSS_FREQ",
     "RARE_COMPONENT_FREQ",
+    "STRANDED_CHAR_FREQ",
     "WORD_FREQ",
     "compositions",
     "find_compositions",
@@ -55,6 +58,10 @@ CROSS_FREQ = 50
 #: A character this frequent is never a component of a split (了 883,634, 一 217,830, 人 313,209;
 #: 对 184,674 in 木对 for 树 is read).
 COMMON_CHAR_FREQ = 200_000
+#: A character the lexicon uses that is this rare as a word of its own (誓 1,040, 蠢 323, 咒 449)
+#: is read from common parts even when it makes no word with a neighbour (我折言 is 我誓), as long
+#: as no dictionary word at all reaches into the run; 林 or 好 are too common for that.
+STRANDED_CHAR_FREQ = 2000
 #: Longest run of components recomposed into one character (矢口日 for 智: 3; 木又寸: 3).
 MAX_PARTS = 4
 
@@ -198,14 +205,16 @@ def _automaton() -> Any:
     return auto
 
 
-def _crossed(text: str, start: int, end: int, freq: Any) -> bool:
-    """Whether a dictionary word of ``text`` overlaps the run without lying inside it (马上 in
-    女马上, 口口声声 over 口口)."""
+def _crossed(text: str, start: int, end: int, freq: Any, least: int = 0) -> bool:
+    """Whether a dictionary word of ``text`` (at least ``least`` frequent, else
+    :data:`CROSS_FREQ`) overlaps the run without lying inside it (马上 in 女马上, 口口声声 over
+    口口)."""
+    least = least or CROSS_FREQ
     for i in range(max(0, start - 3), end):
         for j in range(max(i + 2, start + 1), min(len(text), i + 4) + 1):
             if start <= i and j <= end:
                 continue
-            if (freq.get(text[i:j], 0) or 0) >= CROSS_FREQ:
+            if (freq.get(text[i:j], 0) or 0) >= least:
                 return True
     return False
 
@@ -225,7 +234,8 @@ def find_compositions(text: str) -> list[tuple[int, int, str]]:
 
     A run of common characters only also needs to cross no dictionary word of the text, and its
     character, once the runs are put back, to make a dictionary word with a neighbour (女马的 is
-    妈的, 春虫虫货 蠢货; 木木的 stays).
+    妈的, 春虫虫货 蠢货; 木木的 stays), or to be a rare character (:data:`STRANDED_CHAR_FREQ`)
+    that no dictionary word reaches into (我折言 is 我誓).
     """
     from moderation.wordseg import frequencies
 
@@ -252,7 +262,14 @@ def find_compositions(text: str) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     shift = 0
     for start, end, target, rare in chosen:
-        if rare or _joins(tentative, start - shift, freq):
+        if (
+            rare
+            or _joins(tentative, start - shift, freq)
+            or (
+                (freq.get(target, 0) or 0) < STRANDED_CHAR_FREQ
+                and not _crossed(text, start, end, freq, WORD_FREQ)
+            )
+        ):
             out.append((start, end, target))
         shift += end - start - 1
     return out

@@ -76,6 +76,13 @@ def test_spaced_components_are_not_joined() -> None:
     assert find_compositions("女马的") == [(0, 2, "妈")]
 
 
+def test_a_rare_character_is_read_without_a_word_around_it() -> None:
+    # 誓 makes no word with 我 or with the comma, but it is rare on its own and nothing reaches
+    # into 折言; 林 from 木木 is too common a character for that (木木 is a name)
+    assert recompose_text("我折言，信不信由你") == "我誓，信不信由你"
+    assert recompose_text("木木的票投给了谁") == "木木的票投给了谁"
+
+
 def test_terms_are_not_recomposed() -> None:
     assert norm.fold_term("女马") == "女马"
 
