@@ -635,7 +635,9 @@ def _normalize(text: str, *, recompose: bool) -> NormalizedText:
     folded = _build_view(masked, _FOLD, _FOLD_LEN)
     clean = _build_view(masked, _CLEAN, _CLEAN_LEN)
     if recompose:
-        folded, clean = _recompose(folded), _recompose(clean)
+        recomposed = _recompose(folded)
+        if recomposed is not folded:  # a run of the clean view is one of the folded view too
+            folded, clean = recomposed, _recompose(clean)
     collapsed_view, runs = _collapse(folded)
     return NormalizedText(
         text, collapsed_view, clean, bool(runs), masked if masked is not text else ""

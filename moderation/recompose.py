@@ -35,6 +35,8 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Any
 
+from moderation.scan import Scanner
+
 __all__ = [
     "COMMON_CHAR_FREQ",
     "CROSS_FREQ",
@@ -194,15 +196,14 @@ def compositions() -> dict[str, tuple[str, bool, bool]]:
 
 
 @cache
-def _automaton() -> Any:
-    import ahocorasick
-
+def _automaton() -> Scanner:
+    """The runs as one automaton, scanned over UTF-8 bytes (``moderation.scan``: its root has
+    thousands of first components, which a scan over characters searches one by one)."""
     with _LOCK:
-        auto = ahocorasick.Automaton()
-        for run, (target, rare, known) in compositions().items():
-            auto.add_word(run, (len(run), target, rare, known))
-        auto.make_automaton()
-    return auto
+        return Scanner(
+            (run, (len(run), target, rare, known))
+            for run, (target, rare, known) in compositions().items()
+        )
 
 
 def _crossed(text: str, start: int, end: int, freq: Any, least: int = 0) -> bool:
