@@ -24,12 +24,19 @@ Three tables, each computed once per process from installed package data (nothin
     头/脸 (🐴 马头, 🐶 狗脸, 🐷 猪头).  Faces other than animals' are left out (😢 哭, 🙃 倒脸):
     they decorate posts and are not written in place of a character.
 
+``emoji_words()``
+    Emoji that stand for a word, from the same names: a name that is a noun of jieba's
+    dictionary (🏥 医院, 🚗 汽车, ⚰ 棺材), for emoji that are no face, person or gesture (those
+    decorate: 😠 生气, 👏 鼓掌) and have no one-character reading above.
+
 >>> "偪" in han_lookalikes("逼")
 True
 >>> confusables()["ѕ"], confusables()["в"]
 ('s', 'b')
 >>> emoji_chars()["🐶"], emoji_chars()["🐴"]
 ('狗', '马')
+>>> emoji_words()["🏥"], "😠" in emoji_words(), "👏" in emoji_words()
+('医院', False, False)
 """
 
 from __future__ import annotations
@@ -44,7 +51,14 @@ from importlib import resources
 
 from moderation.pinyin_table import has_reading
 
-__all__ = ["SERIES_LIMIT", "confusables", "emoji_chars", "han_lookalikes"]
+__all__ = [
+    "SERIES_LIMIT",
+    "WORD_EMOJI_FREQ",
+    "confusables",
+    "emoji_chars",
+    "emoji_words",
+    "han_lookalikes",
+]
 
 #: A component found in more decompositions than this is a radical or a stroke, not a phonetic
 #: series: 辶, 亻 or 日 tell nothing about the look of a character, 畐 (39) or 句 (58) do.
@@ -202,3 +216,50 @@ def emoji_chars() -> dict[str, str]:
     animals = set(table.values())
     table.update({face: ch for face, ch in faces.items() if ch in animals})
     return table
+
+
+#: A CLDR name read as a word must be a noun of jieba's dictionary at least this frequent.
+WORD_EMOJI_FREQ = 50
+_NOT_A_WORD = re.compile(
+    r"FACE|HAND|FINGER|THUMBS|PERSON|MAN\b|WOMAN|PEOPLE|GESTURE|KISS|HEART|SIGN|SYMBOL|BUTTON|MARK"
+)
+
+
+def _dictionary_nouns(words: set[str]) -> dict[str, int]:
+    """Those of ``words`` that jieba's ``dict.txt`` tags as nouns (n, nr, ns...), with their
+    frequency."""
+    from moderation.wordseg import _jieba_dictionary
+
+    nouns: dict[str, int] = {}
+    with open(_jieba_dictionary(), encoding="utf-8") as fh:
+        for line in fh:
+            word, _, rest = line.partition(" ")
+            if word in words:
+                freq, _, tag = rest.strip().partition(" ")
+                if tag.startswith("n") and freq.isdigit():
+                    nouns[word] = max(nouns.get(word, 0), int(freq))
+    return nouns
+
+
+@cache
+def emoji_words() -> dict[str, str]:
+    """Emoji code point -> the word its CLDR Chinese short name is (see the module docstring)."""
+    import emoji
+
+    emoji.config.load_language("zh")
+    chars = emoji_chars()
+    names: dict[str, str] = {}
+    for symbol, info in emoji.EMOJI_DATA.items():
+        core = symbol.replace("\ufe0f", "")
+        name = info.get("zh")
+        if len(core) != 1 or core in chars or not isinstance(name, str):
+            continue
+        if unicodedata.normalize("NFKC", core) != core:
+            continue
+        if _NOT_A_WORD.search(unicodedata.name(core, "")):
+            continue
+        word = name.strip(":")
+        if 2 <= len(word) <= 4 and all("\u4e00" <= c <= "\u9fff" for c in word):
+            names[core] = word
+    nouns = _dictionary_nouns(set(names.values()))
+    return {e: w for e, w in names.items() if nouns.get(w, 0) >= WORD_EMOJI_FREQ}

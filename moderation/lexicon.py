@@ -186,6 +186,10 @@ def _ends_clause(ch: str) -> bool:
     return cat.startswith("P") and cat not in ("Pc", "Pd")
 
 
+#: What follows a player's seat number (9号, 9楼): a key ending in that digit is no word.
+_SEAT_MARKS = frozenset("号號楼樓")
+
+
 def _alnum_edge(ch: str, side: int) -> bool:
     """Does original character ``ch`` fold to a Latin letter/digit at its ``side`` (0 or -1)?"""
     folded = fold_char(ch)[0]
@@ -213,6 +217,8 @@ def _decoration(nt: NormalizedText, start: int, end: int) -> bool:
     ``傻🖊`` or ``🐦人`` are words.
     """
     emoji = _emoji_count(nt, start, end)
+    if 2 * emoji == 2 * (end - start) and _named_as_emoji(nt, end):
+        return True  # 🤡这个表情: the emoji talked about, not written for a word
     if 2 * emoji < end - start or _read_on(nt, end):
         return False
     folded = nt.folded
@@ -224,6 +230,15 @@ def _decoration(nt: NormalizedText, start: int, end: int) -> bool:
 
     # a dictionary word or the start of one (jieba keeps 笑死 as a prefix of 笑死人)
     return start > 0 and folded[start - 1 : start + 1] in frequencies()
+
+
+#: Words after an emoji that talk about it as a picture (🤡这个表情, 🐷的emoji, 💩图标).
+_EMOJI_NAMED = re.compile(r"(?:这个|这|那个|的)?(?:表情|emoji|图标|符号|贴纸)")
+
+
+def _named_as_emoji(nt: NormalizedText, end: int) -> bool:
+    """Is the emoji that ends before folded ``end`` followed by words naming it as an emoji?"""
+    return _EMOJI_NAMED.match(nt.folded, end) is not None
 
 
 def _read_on(nt: NormalizedText, end: int) -> bool:
@@ -332,6 +347,17 @@ def _emoji_count(nt: NormalizedText, start: int, end: int) -> int:
     )
 
 
+def _recomposed(nt: NormalizedText, source: str, start: int, end: int) -> bool:
+    """Whether a folded character of ``start..end`` is a split character put back (女马 → 妈),
+    rather than a collapsed repeat (傻傻 → 傻)."""
+    folded = nt.folded
+    for i in range(start, end):
+        a, b = nt.offsets[i], nt.ends[i]
+        if b - a > 1 and any(fold_char(ch)[0] not in ("", folded[i]) for ch in source[a:b]):
+            return True
+    return False
+
+
 def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
     """How a hit on folded ``start..end`` was disguised, read off the original characters.
 
@@ -342,6 +368,8 @@ def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
     >>> nt = normalize("傻 傻 逼")
     >>> span_via(nt, 0, 2, "exact")
     'repeat'
+    >>> span_via(normalize("女马的"), 0, 2, "exact")
+    'split'
     """
     if key_via != "exact":
         return key_via
@@ -363,6 +391,8 @@ def span_via(nt: NormalizedText, start: int, end: int, key_via: str) -> str:
     if "width" in kinds:
         return "width"
     if kept > end - start:
+        if _recomposed(nt, source, start, end):
+            return "split"
         return "repeat"
     if "noise" in kinds:
         return "noise"
@@ -539,6 +569,8 @@ class LexiconMatcher:
         folded = nt.folded
         original = nt.original
         ostart, oend = nt.span(start, end)
+        if folded[end - 1].isdigit() and original[oend : oend + 1] in _SEAT_MARKS:
+            return False  # on 9号 is "on seat 9", not on9: a number before 号 is a player's seat
         left = (
             _is_alnum_ascii(folded[start]) and ostart > 0 and _alnum_edge(original[ostart - 1], -1)
         )

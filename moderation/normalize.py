@@ -71,6 +71,9 @@ _WILDCARD_SOURCES = frozenset("*＊×✕✖✗✘○◯□■●◎◇◆△▲�
 # reads them from the original text, so they are masked here, never deleted from ``original``.
 _BBCODE_TAG = re.compile(r"\[/?[a-zA-Z][a-zA-Z0-9]*(?:=[^\[\]\n]{0,80})?\]")
 _MASK = "\x00"
+#: Put split characters back together in the folded and clean views (``moderation.recompose``);
+#: a switch so that a before/after comparison can screen without it.
+RECOMPOSE = True
 
 # Private-use code points (Supplementary Private Use Area-A) for syllables in the ``sound`` view.
 _SYLLABLE_BASE = 0xF0000
@@ -95,6 +98,8 @@ def is_han(ch: str) -> bool:
 #: Switches for the generated tables (tests turn them off to show what each adds).
 GENERATED_CONFUSABLES = True
 GENERATED_EMOJI = True
+#: Emoji standing for a word (the generated nouns and the rows of ``lexicons/emoji.tsv``).
+EMOJI_WORDS = True
 
 
 def _load_confusables() -> dict[str, str]:
@@ -122,12 +127,30 @@ def _confusables() -> dict[str, str]:
 
 @cache
 def _emoji() -> dict[str, str]:
-    """Emoji that stand for a Han character (🐶 狗, 🐴 马), from CLDR Chinese names."""
-    if not GENERATED_EMOJI:
-        return {}
-    from moderation.glyphs import emoji_chars
+    """Emoji that stand for a Han character (🐶 狗, 🐴 马) or a word (🏥 医院), from CLDR Chinese
+    names, then the hand rows of ``emoji.tsv`` (💀 死, 🔪 刀)."""
+    table: dict[str, str] = {}
+    if GENERATED_EMOJI:
+        from moderation.glyphs import emoji_chars
 
-    return emoji_chars()
+        table.update(emoji_chars())
+    if EMOJI_WORDS:
+        from moderation.glyphs import emoji_words
+
+        table.update(emoji_words())
+        text = resources.files("lexicons").joinpath("emoji.tsv").read_text(encoding="utf-8")
+        for line in text.splitlines():
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            target, _, sources = line.partition("\t")
+            for src in sources.split():
+                src = src.replace("\ufe0f", "")
+                if target == "-":
+                    table.pop(src, None)
+                else:
+                    table[src] = target
+    return table
 
 
 @cache
@@ -556,6 +579,40 @@ class NormalizedText:
         return self.folded.translate(_SOUND)
 
 
+def _recompose(view: View) -> View:
+    """``view`` with its split characters put back (扌斤言 → 誓: :mod:`moderation.recompose`),
+    each recomposed character mapping back to its whole run; only runs written side by side in
+    the original (no symbol or space inside) are read."""
+    if not RECOMPOSE:
+        return view
+    from moderation.recompose import find_compositions
+
+    found = find_compositions(view.text)
+    if not found:
+        return view
+    text, starts, ends = view.text, view.starts, view.ends
+    pieces: list[str] = []
+    st: list[int] = []
+    en: list[int] = []
+    pos = 0
+    for a, b, ch in found:
+        if any(ends[k] != starts[k + 1] for k in range(a, b - 1)):
+            continue
+        pieces.append(text[pos:a])
+        st.extend(starts[pos:a])
+        en.extend(ends[pos:a])
+        pieces.append(ch)
+        st.append(starts[a])
+        en.append(ends[b - 1])
+        pos = b
+    if not pos:
+        return view
+    pieces.append(text[pos:])
+    st.extend(starts[pos:])
+    en.extend(ends[pos:])
+    return View("".join(pieces), tuple(st), tuple(en))
+
+
 def normalize(text: str) -> NormalizedText:
     """Fold ``text`` into its normalisation views (see the module docstring).
 
@@ -568,12 +625,20 @@ def normalize(text: str) -> NormalizedText:
     >>> normalize("").folded
     ''
     """
+    return _normalize(text, recompose=True)
+
+
+def _normalize(text: str, *, recompose: bool) -> NormalizedText:
     masked = text
     if "[" in text:
         masked = _BBCODE_TAG.sub(lambda m: _MASK * (m.end() - m.start()), text)
     folded = _build_view(masked, _FOLD, _FOLD_LEN)
-    collapsed_view, runs = _collapse(folded)
     clean = _build_view(masked, _CLEAN, _CLEAN_LEN)
+    if recompose:
+        recomposed = _recompose(folded)
+        if recomposed is not folded:  # a run of the clean view is one of the folded view too
+            folded, clean = recomposed, _recompose(clean)
+    collapsed_view, runs = _collapse(folded)
     return NormalizedText(
         text, collapsed_view, clean, bool(runs), masked if masked is not text else ""
     )
@@ -582,7 +647,10 @@ def normalize(text: str) -> NormalizedText:
 def fold_term(term: str) -> str:
     """Fold a lexicon term exactly as posts are folded, so terms and posts meet in one space.
 
+    Split characters are not put back (``fold_term("女马")`` stays 女马): terms are written
+    plainly, and their split forms are keys of their own (``moderation.variants.split_forms``).
+
     >>> fold_term("傻 逼！"), fold_term("說謊")
     ('傻逼', '说谎')
     """
-    return normalize(term).folded
+    return _normalize(term, recompose=False).folded

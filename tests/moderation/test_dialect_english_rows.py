@@ -38,6 +38,27 @@ FOUND = [
     ("I think 7号 is someone's alt", "vest", "terms/english.tsv"),
     ("who is the sub for 9号 tomorrow?", "vest", "terms/english.tsv"),
     ("last season you did the same fake claim", "vest", "terms/english.tsv"),
+    # English insults, oaths, mood, rulings, real life, blame, logs and vest talk (stop 22)
+    ("bro u r trash, just stop claiming", "insult", "terms/english.tsv"),
+    ("5号 you're the dumbest wolf I've met", "insult", "terms/english.tsv"),
+    ("are you braindead? 3号 was checked", "insult", "terms/english.tsv"),
+    ("if I'm lying may I get hit by a bus", "oath", "terms/english.tsv"),
+    ("I swear on my mom's honor I'm the guard", "oath", "terms/english.tsv"),
+    ("so done with this, vote me out whatever", "emotional", "terms/english.tsv"),
+    ("fuck it, 随便你们投", "emotional", "terms/english.tsv"),
+    ("the ruling is unfair and I'm not accepting that card", "director", "terms/english.tsv"),
+    ("the GM told me my shield worked", "director", "terms/english.tsv"),
+    ("my gf is mad at me so short post today", "real_life", "terms/english.tsv"),
+    ("stuck at the airport, will vote later", "real_life", "terms/english.tsv"),
+    ("this loss is on our witch, she wasted the poison", "meta", "terms/english.tsv"),
+    ("here's the chat log from the wolf group", "evidence", "terms/english.tsv"),
+    ("I'm the sub for 9号 from today", "vest", "terms/english.tsv"),
+    ("qq jl 我贴出来了，自己看", "evidence", "terms/english.tsv"),
+    ("今天OT到半夜，票明天补", "real_life", "terms/english.tsv"),
+    ("我要是骗你们就遭天收", "oath", "terms/dialect.tsv"),
+    ("今日又俾老细闹咗成日，迟啲先投", "real_life", "terms/dialect.tsv"),
+    # a one-character insult spelled in pinyin reaches a row only as a phrase: 这头猪
+    ("ni zhe tou zhu, 金水都发错", "insult", "terms/insult.tsv"),
 ]
 
 
@@ -54,7 +75,23 @@ def test_found_through_its_data_row(text: str, category: str, source: str) -> No
         "an alternative plan: vote 5号",  # alt inside a longer word
         "返回楼上看一下票型",  # 返 without 工
         "头壳清醒的人都看得出5号是狼",  # 头壳 without 坏
+        # English game talk: a fake claim, a poison, a done analysis, a play called dumb
+        "5号 is a fake claim, the real seer is 2号",  # fake: no 法克 (letter_words.txt)
+        "I made a mistake yesterday, vote 7号 today",  # made: no 妈的
+        "witch should poison 4号, wolf kill was 6号",
+        "I'm done with my analysis, vote 3号",
+        "that was a dumb vote tbh",
+        "nice clown play, gg",
+        "I give up trying to read 7号, he is a null",
+        "my read on 9号: wolf, fake seer claim",  # on 9号 is a seat, not the insult on9
     ],
 )
 def test_near_misses_stay_clean(text: str) -> None:
     assert _categories(text) == set(), text
+
+
+def test_a_key_ending_in_a_seat_number_is_no_word() -> None:
+    # on9 (粤语 戆居) stays an insult typed as a word, also after a seat (5号on9)
+    assert "insult" in _categories("你个on9，又投错")
+    assert "insult" in _categories("5号on9")
+    assert _categories("all eyes on 9号 tonight") == set()

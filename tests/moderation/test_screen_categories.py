@@ -72,7 +72,9 @@ EVASION_CASES = [
     ("你是个儍逼", "傻逼", "homophone"),
     ("你是傻*", "傻逼", "shape"),
     ("弓虽女干", "强奸", "split"),
-    ("拿人木各担保", "人格担保", "split"),
+    # with 拿 before it the oath-by-person pattern reads the recomposed 人格 and, longer, names
+    # the finding (tests/moderation/test_recompose.py)
+    ("人木各担保，信我", "人格担保", "split"),
 ]
 
 
