@@ -428,7 +428,11 @@ def read(text: str | NormalizedText) -> Reading:
             while opening < m.start() and any(ch in ".…~～ " for ch in clean[opening : m.start()]):
                 opening += 1  # 麻理……替补不能…: the topic starts after the trailing-off dots
             topic = clean[opening : m.start()]
-            if len(topic) <= cues.max_prohibited_topic and not cues.first_person.search(topic):
+            if (
+                len(topic) <= cues.max_prohibited_topic
+                and not cues.first_person.search(topic)
+                and cues.rules_cue.search(topic) is None  # 规则帖写了不许…: the cue, no topic
+            ):
                 add(opening, m.start(), Voice.RULES, cues.prohibition_talk_quotes)
         add(start, end, Voice.RULES, quotes)
     for m in _run(cues.director_question, "director_question", clean, present):
