@@ -161,6 +161,7 @@ class _Cues:
     game_pledge: re.Pattern[str]
     game_pledge_unless: re.Pattern[str]
     director_line: re.Pattern[str]
+    director_post: re.Pattern[str]
     director_support: re.Pattern[str]
     director_support_unless: re.Pattern[str]
 
@@ -286,6 +287,7 @@ def _cues() -> _Cues:
         prohibition_talk_quotes=frozenset(data["prohibition_talk_quotes"]),
         max_prohibited_topic=int(data["max_prohibited_topic"]),
         director_line=re.compile(data["director_line"]),
+        director_post=re.compile(data["director_post"]),
         director_question=_rx(data["director_question"]),
         director_address=_rx(data["director_address"]),
         reported=reported,
@@ -388,6 +390,8 @@ def read(text: str | NormalizedText) -> Reading:
         if any(a <= view.span(m.start(), m.start() + 1)[0] < b for a, b in blocks):
             continue  # 原帖由 X 发表： inside a [quote] block: the block already quotes it
         add(m.end(), _clause_end(clean, m.end(), _LINE_END), Voice.PLAYER)
+    if "【" in original and cues.director_post.match(original):
+        out.append(Quoted(0, len(original), Voice.RULES, cues.voices[Voice.RULES], 0))
     # (on the original: the clean view drops bracketed tags such as [M72])
     for m in cues.director_line.finditer(original) if "[" in original else ():
         line_end = original.find("\n", m.end())
@@ -425,7 +429,7 @@ def read(text: str | NormalizedText) -> Reading:
         if cues.prohibition_talk.match(clean, m.end()):
             quotes = quotes | cues.prohibition_talk_quotes
             opening = _clause_start(clean, m.start())
-            while opening < m.start() and any(ch in ".…~～ " for ch in clean[opening : m.start()]):
+            while opening < m.start() and any(ch in ".…~～ :：" for ch in clean[opening : m.start()]):
                 opening += 1  # 麻理……替补不能…: the topic starts after the trailing-off dots
             topic = clean[opening : m.start()]
             if (
