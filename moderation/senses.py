@@ -58,6 +58,8 @@ class _Sense:
     not_near: re.Pattern[str]  # right before it: never the game's word (你老子)
     # the sense holds only where its own cue is: one self-mocking 小丑 does not excuse the next
     local: bool = False
+    # the sentences read for `context`: its own, or the whole post (导演…判罚…。双标。)
+    whole_post: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,14 @@ class Senses:
                 re.compile(s.get(k) or _NEVER) for k in ("near", "after", "context", "not_near")
             )
             self._senses[(s["term"], s["category"])] = _Sense(
-                s["term"], s["category"], near, after, ctx, not_near, bool(s.get("local"))
+                s["term"],
+                s["category"],
+                near,
+                after,
+                ctx,
+                not_near,
+                bool(s.get("local")),
+                s.get("context_scope") == "post",
             )
         self._addressed = re.compile(data["addressed"])
         allow = ahocorasick.Automaton()
@@ -200,7 +209,9 @@ class Senses:
         if (
             sense.near.search(before[-8:])
             or sense.after.search(after)
-            or sense.context.search(before + " " + after)
+            or sense.context.search(
+                normalize(original).clean if sense.whole_post else before + " " + after
+            )
         ):
             return True
         return None

@@ -154,6 +154,7 @@ class _Cues:
     judged_words: re.Pattern[str]
     abstain: re.Pattern[str]
     term_question: re.Pattern[str]
+    term_question_quotes: frozenset[str]
     story_cue: re.Pattern[str]
     counterfactual: re.Pattern[str]
     counterfactual_reasoning: re.Pattern[str]
@@ -288,6 +289,7 @@ def _cues() -> _Cues:
         max_prohibited_topic=int(data["max_prohibited_topic"]),
         director_line=re.compile(data["director_line"]),
         director_post=re.compile(data["director_post"]),
+        term_question_quotes=frozenset(data["term_question_quotes"]),
         director_question=_rx(data["director_question"]),
         director_address=_rx(data["director_address"]),
         reported=reported,
@@ -489,7 +491,7 @@ def _about_rules(clean: str, cues: _Cues, add: Any, present: set[str]) -> None:
     for m in _run(cues.abstain, "abstain", clean, present):
         add(m.start(), _clause_end(clean, m.end()), Voice.RULES)
     for m in _run(cues.term_question, "term_question", clean, present):
-        add(m.start("term"), m.end("term"), Voice.RULES)
+        add(m.start("term"), m.end("term"), Voice.RULES, cues.term_question_quotes)
 
 
 def _poster_before(clean: str, pos: int, cues: _Cues) -> bool:

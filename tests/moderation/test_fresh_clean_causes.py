@@ -343,3 +343,51 @@ def test_deferring_to_the_director_is_no_opposition(text: str) -> None:
 def test_opposing_the_director_stays(text: str) -> None:
     found = Screener("m08", classifier=_Director()).screen(text)
     assert "director" in {f.category for f in found}, found
+
+
+# -- 14. the director's announcement post and ordinary words of play -----------------------------
+
+
+def test_the_directors_announcement_post_is_the_directors() -> None:
+    text = "【判罚公示】 6号：以人格担保，蓝牌。 8号：讨论替补，私下提醒。"
+    assert _categories(text) == set(), _screen(text)
+    assert {"oath", "vest"} <= _categories(text, layers=NO_RULES)
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("投票对象：5号 投票理由：他自己不报身份还逼别人报，双标。", "director"),
+        ("那谁还敢第一个跳预言家啊", "vest"),
+        ("3号今天盘得漂亮，奖励一朵小红花", "meta"),
+    ],
+)
+def test_ordinary_words_of_play_are_no_violation(text: str, category: str) -> None:
+    assert category not in _categories(text, "m72"), _screen(text, "m72")
+    assert category in _categories(text, "m72", layers=NO_SENSES)
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("给我蓝牌我认，给他不给牌我不认，双标。", "director"),
+        ("那谁，就是上一场的狼", "vest"),
+        ("这局版杀奖励是什么？赢了有奖吗？", "meta"),
+    ],
+)
+def test_the_same_words_in_their_violating_sense_stay(text: str, category: str) -> None:
+    assert category in _categories(text, "m72"), _screen(text, "m72")
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("回复 6号：发誓要吃牌的……", "oath"),
+        ("回复 7号：场外助理的事别在场上聊，4(5)", "vest"),
+        ("亲，评奖的事规则1(2)不让聊哦", "meta"),
+        ("投降是什么喵？本局能投降吗？", "oath"),
+    ],
+)
+def test_reminders_and_questions_of_play_quote_the_rules(text: str, category: str) -> None:
+    assert category not in _categories(text, "m72"), _screen(text, "m72")
+    assert category in _categories(text, "m72", layers=NO_RULES & NO_SENSES)
