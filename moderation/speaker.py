@@ -324,6 +324,8 @@ _SPEECH = frozenset(
 _CLAUSE_END = re.compile(r"[,，。！？!?；;\n]")
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]")
 _LINE_END = re.compile(r"\n")
+#: Marks after which a clause's topic starts: trailing-off dots, a reply header's colon
+_TRAILING = frozenset(".…~～ :：")
 
 
 def _clause_end(text: str, pos: int, pattern: re.Pattern[str] = _CLAUSE_END) -> int:
@@ -431,7 +433,7 @@ def read(text: str | NormalizedText) -> Reading:
         if cues.prohibition_talk.match(clean, m.end()):
             quotes = quotes | cues.prohibition_talk_quotes
             opening = _clause_start(clean, m.start())
-            while opening < m.start() and any(ch in ".…~～ :：" for ch in clean[opening : m.start()]):
+            while opening < m.start() and any(ch in _TRAILING for ch in clean[opening : m.start()]):
                 opening += 1  # 麻理……替补不能…: the topic starts after the trailing-off dots
             topic = clean[opening : m.start()]
             if (
