@@ -56,7 +56,8 @@ CITED = [
 @pytest.mark.parametrize(("text", "category"), CITED)
 def test_a_rule_cited_before_its_prohibition_quotes_the_rules(text: str, category: str) -> None:
     assert category not in _categories(text), _screen(text)
-    assert category in _categories(text, layers=NO_RULES)
+    # (没有/不支持 投降 is also the board's sense of the word: both layers off)
+    assert category in _categories(text, layers=NO_RULES & NO_SENSES)
 
 
 def test_the_posters_own_clause_after_a_cited_rule_stays_theirs() -> None:
@@ -313,7 +314,7 @@ def test_forbidding_to_say_an_insult_names_it() -> None:
 )
 def test_more_rules_talk_quotes_the_rules(text: str, category: str) -> None:
     assert category not in _categories(text), _screen(text)
-    assert category in _categories(text, layers=NO_RULES)
+    assert category in _categories(text, layers=NO_RULES & NO_SENSES)
 
 
 def test_the_directors_tagged_announcement_is_the_directors() -> None:
@@ -391,3 +392,51 @@ def test_the_same_words_in_their_violating_sense_stay(text: str, category: str) 
 def test_reminders_and_questions_of_play_quote_the_rules(text: str, category: str) -> None:
     assert category not in _categories(text, "m72"), _screen(text, "m72")
     assert category in _categories(text, "m72", layers=NO_RULES & NO_SENSES)
+
+
+# -- 15. after the stop's final measurement: more senses and rules talk --------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("我靠直觉站的边，没什么依据", "insult"),
+        ("这板子本来就没有投降机制吧？", "oath"),
+        ("我不会发誓，你也不需要发誓，讲票就行", "oath"),
+        ("发誓这招对我没用，看票型", "oath"),
+        ("这分析写得跟论文一样，收藏了", "real_life"),
+    ],
+)
+def test_more_ordinary_senses(text: str, category: str) -> None:
+    assert category not in _categories(text), _screen(text)
+    assert category in _categories(text, layers=NO_SENSES)
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [("我靠，这都能平票", "insult"), ("我投降", "oath"), ("我本来不想发誓的，发誓他是狼", "oath")],
+)
+def test_the_violating_forms_stay(text: str, category: str) -> None:
+    assert category in _categories(text), _screen(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [("我不想说谁背锅，先找狼。", "meta"), ("M72写的是讨论游戏责任违规，大家别说了", "meta")],
+)
+def test_abstaining_and_citing_the_ruleset(text: str, category: str) -> None:
+    assert category not in _categories(text, "m72"), _screen(text, "m72")
+    assert category in _categories(text, "m72", layers=NO_RULES)
+
+
+def test_giving_up_talking_stays_an_outburst() -> None:
+    assert "emotional" in _categories("我不想说话了，你们自己玩吧。")
+
+
+@pytest.mark.parametrize(
+    "text", ["导演刚公示：昨晚平安夜，大家讨论吧", "导演判了我蓝牌，我认，以后注意。"]
+)
+def test_relaying_and_accepting_a_ruling_is_no_opposition(text: str) -> None:
+    assert Screener("m08", classifier=_Director()).screen(text) == []
+    off = Screener("m08", classifier=_Director(), layers=NO_SENSES)
+    assert [f.category for f in off.screen(text)] == ["director"]
