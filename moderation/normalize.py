@@ -109,15 +109,22 @@ def _load_confusables() -> dict[str, str]:
         from moderation.glyphs import confusables
 
         table.update(confusables())
-    text = resources.files("lexicons").joinpath("confusables.tsv").read_text(encoding="utf-8")
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        target, _, sources = line.partition("\t")
-        for src in sources.split():
+    for target, sources in _mapping_rows("confusables.tsv"):
+        for src in sources:
             table[src] = target
     return table
+
+
+def _mapping_rows(name: str) -> list[tuple[str, list[str]]]:
+    """The rows of a ``target<TAB>source source…`` file of ``lexicons/`` (comments skipped)."""
+    text = resources.files("lexicons").joinpath(name).read_text(encoding="utf-8")
+    rows = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            target, _, sources = line.partition("\t")
+            rows.append((target, sources.split()))
+    return rows
 
 
 @cache
@@ -138,14 +145,8 @@ def _emoji() -> dict[str, str]:
         from moderation.glyphs import emoji_words
 
         table.update(emoji_words())
-        text = resources.files("lexicons").joinpath("emoji.tsv").read_text(encoding="utf-8")
-        for line in text.splitlines():
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            target, _, sources = line.partition("\t")
-            for src in sources.split():
-                src = src.replace("\ufe0f", "")
+        for target, sources in _mapping_rows("emoji.tsv"):
+            for src in (s.replace("\ufe0f", "") for s in sources):
                 if target == "-":
                     table.pop(src, None)
                 else:
