@@ -329,33 +329,48 @@ def phrase_segments(chunk: str) -> list[str]:
 def _cut(chunk: str, t: _Tables, phrase: Any, chars: Any) -> None:
     """:func:`phrase_segments` as calls: ``phrase(start, end, number)`` for a phrase of two
     characters or more, ``chars(text)`` for characters cut one by one."""
-    trie, longest, pairs = t.phrases, t.longest, t.pairs
+    pairs = t.pairs
     pos, n, single = 0, len(chunk), 0  # chunk[single:pos] waits to be cut character by character
     while pos < n - 1:
         kind = pairs.get(chunk[pos : pos + 2], 0)
         if not kind:
             pos += 1
             continue
-        if kind & _LONGER:  # a longer phrase may start here
-            window = chunk[pos : pos + longest + 1]  # no phrase is longer
-            found = None
-            for found in trie.iter_prefixes_with_ids(window):  # noqa: B007 - the last is longest
-                pass
-            if found is None:
-                if len(window) <= longest and next(trie.iterkeys(window), None) is not None:
-                    break  # the rest starts a phrase but is none: pypinyin cuts it character
-                    # by character without looking further (its own quirk, kept)
-                pos += 1
-                continue
-            end, number = pos + len(found[0]), found[1]
-        else:  # a two-character phrase, and no longer one starts with it
-            end, number = pos + 2, (kind >> 1) - 1
+        hit = _phrase_at(chunk, pos, kind, t)
+        if hit is _STOP:
+            break
+        if hit is None:
+            pos += 1
+            continue
+        end, number = hit
         if single < pos:
             chars(chunk[single:pos])
         phrase(pos, end, number)
         pos = single = end
     if single < n:
         chars(chunk[single:])
+
+
+#: :func:`_phrase_at`'s answer when the cut stops looking for phrases
+_STOP = (-1, -1)
+
+
+def _phrase_at(chunk: str, at: int, kind: int, t: _Tables) -> tuple[int, int] | None:
+    """The phrase the cut takes at ``at`` as ``(end, number)``, None for none there, or
+    :data:`_STOP` when the rest starts a phrase but is none: pypinyin then reads it character by
+    character without looking further (its own quirk, kept). ``kind`` is ``t.pairs`` of the two
+    characters at ``at`` (non-zero)."""
+    if not kind & _LONGER:  # a two-character phrase, and no longer one starts with it
+        return at + 2, (kind >> 1) - 1
+    window = chunk[at : at + t.longest + 1]  # no phrase is longer
+    found = None
+    for found in t.phrases.iter_prefixes_with_ids(window):  # noqa: B007 - the last is longest
+        pass
+    if found is not None:
+        return at + len(found[0]), found[1]
+    if len(window) <= t.longest and next(t.phrases.iterkeys(window), None) is not None:
+        return _STOP
+    return None
 
 
 def lazy_pinyin(text: str) -> list[str]:
@@ -393,25 +408,18 @@ def _read_run(chunk: str, t: _Tables) -> list[str]:
     n = len(chunk)
     if n > 1:
         kinds: list[int | None] = list(map(t.pairs.get, map(operator.add, chunk, chunk[1:])))
-        trie, longest, readings_ = t.phrases, t.longest, t.readings
+        readings_ = t.readings
         pos = 0  # the cut's position: phrases starting before it are inside a phrase cut
         for at in itertools.compress(range(n - 1), kinds):
             if at < pos:
                 continue
             kind = cast("int", kinds[at])  # compress() keeps the positions that have one
-            if kind & _LONGER:  # a longer phrase may start here
-                window = chunk[at : at + longest + 1]  # no phrase is longer
-                found = None
-                for found in trie.iter_prefixes_with_ids(window):  # noqa: B007 - the last is longest
-                    pass
-                if found is None:
-                    if len(window) <= longest and next(trie.iterkeys(window), None) is not None:
-                        break  # the rest starts a phrase but is none: pypinyin reads it character
-                        # by character without looking further (its own quirk, kept)
-                    continue
-                end, number = at + len(found[0]), found[1]
-            else:  # a two-character phrase, and no longer one starts with it
-                end, number = at + 2, (kind >> 1) - 1
+            hit = _phrase_at(chunk, at, kind, t)
+            if hit is _STOP:
+                break
+            if hit is None:
+                continue
+            end, number = hit
             got[at:end] = readings_[number]
             pos = end
     if None in got:  # a character without a reading reads as itself, as pypinyin keeps it

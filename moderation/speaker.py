@@ -630,9 +630,8 @@ def game_pledge(nt: NormalizedText) -> bool:
     if "保" not in clean:
         return False  # most posts: no pledge verb at all
     cues = _cues()
-    if cues.game_pledge.search(clean) is None:
-        return False
-    return cues.game_pledge_unless.search(nt.folded) is None
+    # the forbidden pledges read through noise (人/格) as the patterns read them
+    return _holds(cues.game_pledge, clean, cues.game_pledge_unless, nt.folded)
 
 
 def director_support(nt: NormalizedText) -> bool:
@@ -647,9 +646,12 @@ def director_support(nt: NormalizedText) -> bool:
     if "导演" not in clean and "法官" not in clean and "主持" not in clean and "dm" not in clean:
         return False
     cues = _cues()
-    if cues.director_support.search(clean) is None:
-        return False
-    return cues.director_support_unless.search(clean) is None
+    return _holds(cues.director_support, clean, cues.director_support_unless, clean)
+
+
+def _holds(cue: re.Pattern[str], text: str, unless: re.Pattern[str], unless_text: str) -> bool:
+    """Whether ``cue`` is found in ``text`` and ``unless`` nowhere in ``unless_text``."""
+    return cue.search(text) is not None and unless.search(unless_text) is None
 
 
 # -- M72 2(8) ------------------------------------------------------------------------------------

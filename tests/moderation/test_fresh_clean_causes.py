@@ -21,15 +21,14 @@ Each fails with its layer switched off or its data removed (see each test).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from types import MappingProxyType
+from functools import partial
 
 import pytest
 
 from moderation import lexicon
-from moderation.classifier import Evidence
 from moderation.layers import Layer
 from moderation.screen import Finding, Screener
+from tests.moderation.stand_ins import WordModel
 
 NO_RULES = Layer.ALL & ~Layer.QUOTED_RULES
 NO_SENSES = Layer.ALL & ~Layer.GAME_SENSES
@@ -122,17 +121,7 @@ def test_an_act_called_a_violation_is_talk_about_the_rules() -> None:
 # -- 5. the classifier's opinion inside a rules quote --------------------------------------------
 
 
-class _Director:
-    """A stand-in model that reads 导演 as director talk and shows it as its evidence."""
-
-    thresholds: Mapping[str, float] = MappingProxyType({"director": 0.5})
-
-    def predict(self, texts: Sequence[str]) -> list[dict[str, float]]:
-        return [{"director": 0.9 if "导演" in t else 0.0} for t in texts]
-
-    def explain(self, text: str, category: str, normalized: object = None) -> list[Evidence]:
-        at = text.find("导演")
-        return [Evidence(at, at + 2, "导演", ("c:导演",), 2.0)] if at >= 0 else []
+_Director = partial(WordModel, "director", "导演")
 
 
 def test_an_opinion_driven_by_a_quoted_rule_is_not_the_posters() -> None:
@@ -204,17 +193,7 @@ def test_the_same_words_aimed_at_someone_stay_insults(text: str) -> None:
 # -- 8. a game asset pledged -----------------------------------------------------------------------
 
 
-class _Pledge:
-    """A stand-in model that reads every 担保 as an oath, as the trained one tends to."""
-
-    thresholds: Mapping[str, float] = MappingProxyType({"oath": 0.5})
-
-    def predict(self, texts: Sequence[str]) -> list[dict[str, float]]:
-        return [{"oath": 0.9 if "担保" in t else 0.0} for t in texts]
-
-    def explain(self, text: str, category: str, normalized: object = None) -> list[Evidence]:
-        at = text.find("担保")
-        return [Evidence(at, at + 2, "担保", ("c:担保",), 2.0)] if at >= 0 else []
+_Pledge = partial(WordModel, "oath", "担保")
 
 
 @pytest.mark.parametrize(

@@ -10,13 +10,14 @@ find, so that a pattern loosened too far fails as surely as one left too tight.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from types import MappingProxyType
 
 import pytest
 
-from moderation.classifier import Evidence
 from moderation.layers import Layer
 from moderation.screen import Finding, Screener
+from tests.moderation.stand_ins import WordModel
 
 RULESETS = ("m08", "m72")
 NO_RULES = Layer.ALL & ~Layer.QUOTED_RULES
@@ -218,17 +219,7 @@ def test_a_wager_stays_an_oath(text: str) -> None:
 # -- a classifier opinion driven only by another's quoted words ---------------------------------
 
 
-class _Curse:
-    """A stand-in model that reads 倒霉一辈子 as an oath and shows it as its evidence."""
-
-    thresholds: Mapping[str, float] = MappingProxyType({"oath": 0.5})
-
-    def predict(self, texts: Sequence[str]) -> list[dict[str, float]]:
-        return [{"oath": 0.9 if "倒霉一辈子" in t else 0.0} for t in texts]
-
-    def explain(self, text: str, category: str, normalized: object = None) -> list[Evidence]:
-        at = text.find("倒霉一辈子")
-        return [Evidence(at, at + 5, "倒霉一辈子", ("c:倒霉",), 2.0)] if at >= 0 else []
+_Curse = partial(WordModel, "oath", "倒霉一辈子")  # another's curse, read by the model
 
 
 def test_an_opinion_driven_by_anothers_quoted_words_is_not_the_posters() -> None:
