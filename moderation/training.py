@@ -97,9 +97,13 @@ MIN_DF = 3
 # the goal is the full screener's, whose reading layers explain most near misses away (0.5-1.6% of
 # clean posts flagged on the four blind sets, 1.4% on the held-out set). With corpus/cw7.jsonl on
 # top, oath went back to 0.30% (its out-of-fold gain beyond that was the smallest, 0.005), which
-# keeps the classifier alone on dev within 2% (tests/moderation/test_training_goals.py).
+# keeps the classifier alone on dev within 2% (tests/moderation/test_training_goals.py). When the
+# spent blind and diagnostic sets joined training (corpus/spent_*.jsonl: 3,500 clean posts by
+# independent writers, a fifth of them in dev), insult at 0.30% flagged 0.6% of dev's clean posts
+# and the classifier alone 2.1%; at 0.25% its dev F1 moved from 0.923 to 0.922 and the classifier
+# alone flags 1.8%.
 CLEAN_FPR_BUDGETS: Mapping[str, float] = {
-    "insult": 0.003,
+    "insult": 0.0025,
     "oath": 0.003,
     "vest": 0.004,
     "director": 0.0035,
