@@ -771,6 +771,34 @@ class FeatureSpace:
         )
         return cls(vocabulary=vocabulary, idf=idf, binary=binary, length_power=length_power)
 
+    @classmethod
+    def fit_encoded(
+        cls,
+        documents: EncodedDocuments,
+        *,
+        min_df: int = 2,
+        binary: bool = True,
+        length_power: float = 0.5,
+    ) -> FeatureSpace:
+        """:meth:`fit` on documents encoded once (:class:`EncodedDocuments`): the same space.
+
+        Document frequencies are one ``bincount`` over the encoded rows instead of a set and a
+        Counter update per document; the idf is computed exactly as :meth:`fit` computes it.
+
+        >>> docs = [["a", "b"], ["a"], ["c", "a"]]
+        >>> space = FeatureSpace.fit_encoded(EncodedDocuments.encode(docs), min_df=2)
+        >>> space.vocabulary == FeatureSpace.fit(docs, min_df=2).vocabulary
+        True
+        """
+        df = np.bincount(documents.ids, minlength=len(documents.tokens))
+        kept = np.flatnonzero(df >= min_df)
+        vocabulary = tuple(documents.tokens[int(i)] for i in kept)
+        n_docs = len(documents)
+        idf = np.array(
+            [math.log((1 + n_docs) / (1 + int(df[i]))) + 1.0 for i in kept], dtype=np.float64
+        )
+        return cls(vocabulary=vocabulary, idf=idf, binary=binary, length_power=length_power)
+
     def transform(self, documents: Sequence[Sequence[str]]) -> sparse.csr_matrix:
         """One row per document; tokens outside the vocabulary are dropped."""
         from scipy import sparse
@@ -794,4 +822,104 @@ class FeatureSpace:
         return sparse.csr_matrix(
             (np.array(values, dtype=np.float64), np.array(indices, dtype=np.int64), indptr),
             shape=(len(documents), len(self.vocabulary)),
+        )
+
+    def transform_encoded(self, documents: EncodedDocuments) -> sparse.csr_matrix:
+        """:meth:`transform` on documents encoded once: the same matrix, bit for bit.
+
+        Training transforms the same posts once per fold and once for the final model; mapping
+        every token string through the vocabulary each time was a quarter of its run. Here the
+        token ids map to columns with one array lookup. The row norms are summed by Python's
+        ``sum`` in column order, as :meth:`transform` sums them, so every value is the same float
+        (NumPy's pairwise summation would round differently, and so would the model fitted on it).
+        """
+        from scipy import sparse
+
+        index = self.index
+        to_column = np.fromiter(
+            (index.get(t, -1) for t in documents.tokens),
+            dtype=np.int64,
+            count=len(documents.tokens),
+        )
+        columns = to_column[documents.ids]
+        kept = columns >= 0
+        row_of = np.repeat(np.arange(len(documents)), np.diff(documents.indptr))[kept]
+        columns, counts = columns[kept], documents.counts[kept]
+        order = np.lexsort((columns, row_of))  # columns ascending within each row
+        columns, counts, row_of = columns[order], counts[order], row_of[order]
+        values = self.idf[columns]
+        if not self.binary:  # math.log, as transform takes it, once per distinct count
+            logs = np.array([1.0 + math.log(n) for n in range(1, int(counts.max(initial=1)) + 1)])
+            values = logs[counts - 1] * values
+        indptr = np.zeros(len(documents) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(row_of, minlength=len(documents)), out=indptr[1:])
+        squares = (values * values).tolist()
+        bounds = indptr.tolist()
+        scales = [
+            (math.sqrt(sum(squares[a:b])) or 1.0) ** self.length_power
+            for a, b in itertools.pairwise(bounds)
+        ]
+        values = values / np.repeat(np.array(scales, dtype=np.float64), np.diff(indptr))
+        return sparse.csr_matrix(
+            (values, columns, indptr), shape=(len(documents), len(self.vocabulary))
+        )
+
+
+@dataclass(frozen=True, eq=False)  # arrays have no single truth value: compare by identity
+class EncodedDocuments:
+    """Token lists encoded once: each document's distinct tokens as ids into ``tokens``, counted.
+
+    ``tokens`` is every distinct token, sorted (so ids follow the sorted vocabulary's order);
+    row ``k`` is ``ids[indptr[k]:indptr[k + 1]]`` (ascending) and the matching ``counts``.
+    Training fits and transforms the same posts once per fold and once for the final model; it
+    encodes them once and hands out row subsets (:meth:`rows`).
+
+    >>> docs = EncodedDocuments.encode([["b", "a", "b"], ["c"]])
+    >>> docs.tokens, docs.ids.tolist(), docs.counts.tolist()
+    (('a', 'b', 'c'), [0, 1, 2], [1, 2, 1])
+    """
+
+    tokens: tuple[str, ...]
+    indptr: np.ndarray
+    ids: np.ndarray
+    counts: np.ndarray
+
+    @classmethod
+    def encode(cls, documents: Sequence[Sequence[str]]) -> EncodedDocuments:
+        per_document = [Counter(tokens) for tokens in documents]
+        tokens = tuple(sorted(set().union(*per_document)))
+        index = {token: i for i, token in enumerate(tokens)}
+        indptr = [0]
+        ids: list[int] = []
+        counts: list[int] = []
+        for counter in per_document:
+            row = sorted((index[t], n) for t, n in counter.items())
+            ids.extend(i for i, _ in row)
+            counts.extend(n for _, n in row)
+            indptr.append(len(ids))
+        return cls(
+            tokens=tokens,
+            indptr=np.array(indptr, dtype=np.int64),
+            ids=np.array(ids, dtype=np.int64),
+            counts=np.array(counts, dtype=np.int64),
+        )
+
+    def __len__(self) -> int:
+        return len(self.indptr) - 1
+
+    def rows(self, which: Sequence[int] | np.ndarray) -> EncodedDocuments:
+        """The documents ``which`` (in that order), sharing ``tokens``."""
+        which = np.asarray(which, dtype=np.int64)
+        starts, ends = self.indptr[which], self.indptr[which + 1]
+        lengths = ends - starts
+        indptr = np.zeros(len(which) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        # every kept entry's position: its row's start plus 0 .. length - 1
+        offsets = np.arange(int(indptr[-1])) - np.repeat(indptr[:-1], lengths)
+        positions = np.repeat(starts, lengths) + offsets
+        return EncodedDocuments(
+            tokens=self.tokens,
+            indptr=indptr,
+            ids=self.ids[positions],
+            counts=self.counts[positions],
         )

@@ -37,6 +37,7 @@ import numpy as np
 from lexicons.loader import CATEGORIES as LEXICON_CATEGORIES
 from moderation.classifier import DEFAULT_MODEL_PATH, PostClassifier
 from moderation.features import (
+    EncodedDocuments,
     FeatureConfig,
     FeatureSpace,
     lexicon_digest,
@@ -317,15 +318,15 @@ class _LinearFit:
 
 
 def _prepare_fit(
-    tokens: Sequence[Sequence[str]], targets: np.ndarray, options: TrainingOptions
+    documents: EncodedDocuments, targets: np.ndarray, options: TrainingOptions
 ) -> _LinearFit:
     """The vocabulary and feature matrix of one fit, its weights still zero."""
-    space = FeatureSpace.fit(
-        tokens, min_df=options.min_df, binary=options.binary, length_power=options.length_power
+    space = FeatureSpace.fit_encoded(
+        documents, min_df=options.min_df, binary=options.binary, length_power=options.length_power
     )
     return _LinearFit(
         space=space,
-        features=space.transform(tokens),
+        features=space.transform_encoded(documents),
         targets=targets,
         coef=np.zeros((targets.shape[1], len(space.vocabulary))),
         intercept=np.zeros(targets.shape[1]),
@@ -371,14 +372,14 @@ def _fit_linear(
     options: TrainingOptions,
 ) -> tuple[FeatureSpace, np.ndarray, np.ndarray]:
     """Vocabulary plus one logistic regression per column of ``targets``."""
-    fit = _prepare_fit(tokens, targets, options)
+    fit = _prepare_fit(EncodedDocuments.encode(tokens), targets, options)
     _run_fits([fit], options)
     return fit.space, fit.coef, fit.intercept
 
 
 def _fold_fits(
     posts: Sequence[Post],
-    tokens: Sequence[Sequence[str]],
+    documents: EncodedDocuments,
     categories: Sequence[str],
     options: TrainingOptions,
 ) -> tuple[list[_LinearFit], list[np.ndarray], np.ndarray]:
@@ -390,7 +391,7 @@ def _fold_fits(
     for k in range(options.folds):
         held = np.flatnonzero(folds == k)
         kept = np.flatnonzero(folds != k)
-        fits.append(_prepare_fit([tokens[int(i)] for i in kept], targets[kept], options))
+        fits.append(_prepare_fit(documents.rows(kept), targets[kept], options))
         held_rows.append(held)
     return fits, held_rows, targets
 
@@ -398,13 +399,13 @@ def _fold_fits(
 def _held_out(
     fits: Sequence[_LinearFit],
     held_rows: Sequence[np.ndarray],
-    tokens: Sequence[Sequence[str]],
+    documents: EncodedDocuments,
     shape: tuple[int, int],
 ) -> np.ndarray:
     """Each post's probabilities from the fold fit that never saw it."""
     result = np.zeros(shape)
     for fit, held in zip(fits, held_rows, strict=True):
-        features = fit.space.transform([tokens[int(i)] for i in held])
+        features = fit.space.transform_encoded(documents.rows(held))
         result[held] = _sigmoid(np.asarray(features @ fit.coef.T) + fit.intercept)
     return result
 
@@ -422,10 +423,11 @@ def out_of_fold_probabilities(
     progress: Progress = _no_progress,
 ) -> np.ndarray:
     """Probabilities for each training post from a model that never saw it (k-fold)."""
-    fits, held_rows, targets = _fold_fits(posts, tokens, categories, options)
+    documents = EncodedDocuments.encode(tokens)
+    fits, held_rows, targets = _fold_fits(posts, documents, categories, options)
     _run_fits(fits, options)
     progress(f"{options.folds} folds")
-    return _held_out(fits, held_rows, tokens, targets.shape)
+    return _held_out(fits, held_rows, documents, targets.shape)
 
 
 def _f1(tp: int, fp: int, fn: int) -> float:
@@ -535,11 +537,13 @@ def fit_classifier(
 
     with threadpool_limits(limits=1):
         # the folds and the final model in one pool (the final fit, the largest, first)
-        fits, held_rows, _ = _fold_fits(train, tokens, categories, options)
-        final = _prepare_fit(tokens, targets, options)
+        # encoded once: the folds and the final model share one token table
+        documents = EncodedDocuments.encode(tokens)
+        fits, held_rows, _ = _fold_fits(train, documents, categories, options)
+        final = _prepare_fit(documents, targets, options)
         progress(f"fitting {options.folds} folds and the final model")
         _run_fits([final, *fits], options)
-        oof = _held_out(fits, held_rows, tokens, targets.shape)
+        oof = _held_out(fits, held_rows, documents, targets.shape)
         space, coef, intercept = final.space, final.coef, final.intercept
     thresholds = choose_thresholds(oof, targets, clean, categories, options.clean_fpr_budgets)
     calibration = platt_calibration(oof, targets, categories)
