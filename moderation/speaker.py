@@ -414,6 +414,8 @@ def read(text: str | NormalizedText) -> Reading:
         if colon:  # 规则写了：…, the article itself: its clauses to the end of the sentence
             end = _article_end(clean, end, cues)
         add(start, end, Voice.RULES)
+        if m.group("section"):  # 规则第4条马甲那块写了: the section's name is the rule's too
+            add(m.start("section"), m.end("section"), Voice.RULES)
     for m in [
         *_run(cues.rules_after, "rules_after", clean, present),
         *_run(cues.mention_refused, "mention_refused", clean, present),
@@ -437,7 +439,7 @@ def read(text: str | NormalizedText) -> Reading:
                 opening += 1  # 麻理……替补不能…: the topic starts after the trailing-off dots
             topic = clean[opening : m.start()]
             if (
-                len(topic) <= cues.max_prohibited_topic
+                _short_topics(topic, cues.max_prohibited_topic)
                 and not cues.first_person.search(topic)
                 and cues.rules_cue.search(topic) is None  # 规则帖写了不许…: the cue, no topic
             ):
@@ -456,6 +458,16 @@ def read(text: str | NormalizedText) -> Reading:
             add(m.start("cond"), m.end("cond"), Voice.HYPOTHETICAL)
     quoted = tuple(sorted(set(out), key=lambda q: (q.start, -q.end)))
     return Reading(original, quoted, clean)
+
+
+_LIST_SEPARATOR = re.compile(r"[、/]|和|跟|与|及|或")
+_LIST_CLOSE = re.compile(r"(?:这几样|这几个|这些|那些|之类的?|什么的|啥的|等等|等)?[都也还全]*$")
+
+
+def _short_topics(topic: str, longest: int) -> bool:
+    """A prohibited topic short enough to be a name: one item, or a list of items (马甲、替补都)."""
+    items = _LIST_SEPARATOR.split(_LIST_CLOSE.sub("", topic, count=1))
+    return len(items) <= 6 and max(map(len, items)) <= longest
 
 
 def _article_end(clean: str, end: int, cues: _Cues) -> int:

@@ -419,3 +419,59 @@ def test_relaying_and_accepting_a_ruling_is_no_opposition(text: str) -> None:
     assert Screener("m08", classifier=_Director()).screen(text) == []
     off = Screener("m08", classifier=_Director(), layers=NO_SENSES)
     assert [f.category for f in off.screen(text)] == ["director"]
+
+
+# -- 10. reminders in more shapes (stop 23's diagnostic stream) --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "ruleset"),
+    [
+        # a list of topics before the prohibition
+        ("友情提示，马甲、替补、场外助理这几样都别聊。", "vest", "m08"),
+        # talk deferred to the game's end
+        ("评奖那些等结束再聊，先把今天的票归了", "meta", "m72"),
+        # 扯 is a verb of talk
+        ("别扯过去场次了，说正事", "vest", "m08"),
+        # the rule's section named before its verb
+        ("规则第4条替补那块写了，掉线了导演会处理", "vest", "m08"),
+        # the rule's own stretch before a prohibition further on
+        ("规则里投降也不可以拿来作保，大家留意", "oath", "m08"),
+        # X一说: a notion named
+        ("这板子压根没有场外助理一说", "vest", "m08"),
+    ],
+)
+def test_more_reminders_quote_the_rules(text: str, category: str, ruleset: str) -> None:
+    assert category not in _categories(text, ruleset), _screen(text, ruleset)
+    assert category in _categories(text, ruleset, layers=NO_RULES)
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "ruleset"),
+    [
+        ("马甲、替补这些我偏要聊，我就是上一场那个人", "vest", "m08"),
+        ("我现在就要聊评奖，MVP必须是我", "meta", "m72"),
+        ("我拿投降担保我是好人", "oath", "m08"),
+    ],
+)
+def test_the_poster_doing_it_stays(text: str, category: str, ruleset: str) -> None:
+    assert category in _categories(text, ruleset), _screen(text, ruleset)
+
+
+def test_advice_to_object_in_private_is_no_opposition() -> None:
+    text = "对判罚有意见的话私信导演，场上别说"
+    assert "director" not in _categories(text), _screen(text)
+    assert "director" in _categories("我对判罚有意见，凭什么给我黄牌")
+
+
+def test_a_surrender_pledge_reported_is_anothers() -> None:
+    text = "前天春希都拿投降担保了，我才跟的票"
+    assert "oath" not in _categories(text), _screen(text)
+    assert "oath" in _categories(text, layers=NO_PLAYERS)
+
+
+def test_parting_until_the_reveal_after_the_game_wagers_nothing() -> None:
+    text = "输了输了，各位辛苦，揭秘贴见"
+    assert "oath" not in _categories(text), _screen(text)
+    assert "oath" in _categories(text, layers=NO_SENSES)
+    assert "oath" in _categories("我是真占卜，不信揭秘贴见")
