@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-import itertools
 import json
 import math
 import os
@@ -276,10 +275,9 @@ class PostClassifier:
         fast = self.space.binary and not reference()
         known = self._scorer.known_columns(text, nt, hits or ()) if fast else None
         if known is not None:  # the columns prediction just found for this very post and hits
-            if not known:
+            if not len(known):
                 return out, nt, spans, units
-            unique = np.fromiter(known, dtype=np.intp, count=len(known))
-            unique.sort()
+            unique = np.sort(known)
             counts = None
             # each column's coefficients side by side: one gather of whole rows instead of one
             # scattered read per category (the same numbers, so the same products)
@@ -553,28 +551,32 @@ class _LinearScorer:
         self.weights = None if self.binary else np.ascontiguousarray(extended[:, :n_categories])
         self.intercept = np.ascontiguousarray(model.intercept, dtype=np.float64)
         self.intercepts: list[float] = self.intercept.tolist()
-        # the column sets of the posts of the last prediction call, for their evidence (see
+        # the distinct columns of the posts of the last prediction call, for their evidence (see
         # known_columns); each call starts afresh, so no post outlives the call after its own
-        self._recent: dict[int, tuple[NormalizedText, str, tuple[tuple[str, str], ...], set[int]]]
-        self._recent = {}
+        self._recent: dict[
+            int, tuple[NormalizedText, str, tuple[tuple[str, str], ...], np.ndarray]
+        ] = {}
 
     def _columns(
         self, text: str, normalized: NormalizedText | None, hits: Iterable[tuple[str, str]] | None
-    ) -> set[int]:
-        """:meth:`ColumnMapper.column_set`, remembered when the post came prepared."""
+    ) -> np.ndarray:
+        """:meth:`ColumnMapper.column_set` as an array (in the set's order, which is the order
+        the scores are summed in), remembered when the post came prepared: its evidence then
+        reads the very array, not the set a second time."""
         if normalized is None or hits is None:
-            return self.mapper.column_set(text, normalized, hits)
-        hits = tuple(hits)
-        columns = self.mapper.column_set(text, normalized, hits)
+            return _array(self.mapper.column_set(text, normalized, hits))
+        found = tuple(hits)
+        unique = _array(self.mapper.column_set(text, normalized, found))
         if len(self._recent) >= _RECENT_POSTS:
             self._recent.clear()
-        self._recent[id(normalized)] = (normalized, text, hits, columns)
-        return columns
+        self._recent[id(normalized)] = (normalized, text, found, unique)
+        return unique
 
     def known_columns(
         self, text: str, normalized: NormalizedText, hits: Iterable[tuple[str, str]]
-    ) -> set[int] | None:
-        """The column set prediction found for this post object with these hits, or None.
+    ) -> np.ndarray | None:
+        """The distinct columns prediction found for this post object with these hits (in no
+        particular order), or None.
 
         The screener explains a post right after predicting it: its columns need not be found
         twice. The entry holds the post object itself, so its ``id`` cannot have been reused.
@@ -597,11 +599,11 @@ class _LinearScorer:
         squares = float(factors @ (factors * self.extended[unique, -1]))
         return unique, factors / (math.sqrt(squares) or 1.0) ** self.power
 
-    def _single(self, columns: set[int]) -> list[float]:
-        """Probabilities of one binary row, in plain floats (no sparse matrix, few numpy calls)."""
+    def _single(self, unique: np.ndarray) -> list[float]:
+        """Probabilities of one binary row (its distinct columns), in plain floats (no sparse
+        matrix, few numpy calls)."""
         intercepts = self.intercepts
-        if columns:
-            unique = np.fromiter(columns, dtype=np.intp, count=len(columns))
+        if len(unique):
             sums = np.add.reduce(self.extended.take(unique, axis=0), axis=0).tolist()
             squares = sums.pop()
             scale = (math.sqrt(squares) or 1.0) ** self.power
@@ -655,7 +657,7 @@ class _LinearScorer:
         result: np.ndarray = 1.0 / (1.0 + np.exp(-scores))
         return result
 
-    def _binary_scores(self, rows: list[set[int]]) -> np.ndarray:
+    def _binary_scores(self, rows: list[np.ndarray]) -> np.ndarray:
         """Scores of binary rows for the whole batch in a few numpy calls (no sparse matrix).
 
         The rows' weight rows are gathered into one array and summed per post with
@@ -669,9 +671,7 @@ class _LinearScorer:
         sums = np.zeros((len(rows), n_categories + 1))
         filled = lengths > 0
         if filled.any():  # reduceat over the starts of non-empty rows: each runs to the next
-            indices = np.fromiter(
-                itertools.chain.from_iterable(rows), dtype=np.intp, count=int(lengths.sum())
-            )
+            indices = np.concatenate(rows)
             sums[filled] = np.add.reduceat(self.extended.take(indices, axis=0), starts[filled])
         norms = np.sqrt(sums[:, n_categories])
         norms[norms == 0.0] = 1.0
@@ -693,6 +693,11 @@ class _LinearScorer:
             sums[filled] = np.add.reduceat(products, starts[filled])
         scores: np.ndarray = sums + self.intercept
         return scores
+
+
+def _array(columns: set[int]) -> np.ndarray:
+    """A set of columns as an index array, in the set's iteration order."""
+    return np.fromiter(columns, dtype=np.intp, count=len(columns))
 
 
 def _evidence(

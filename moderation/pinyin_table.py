@@ -382,6 +382,8 @@ def lazy_pinyin(text: str) -> list[str]:
         result: list[str] = pypinyin_lazy(text)
         return result
     t = _tables()
+    if RE_HANS_RUN.fullmatch(text):  # the usual call: one Han run (features reads run by run)
+        return _read_run(text, t)
     out: list[str] = []
     pos = 0
     for m in RE_HANS_RUN.finditer(text):

@@ -295,6 +295,8 @@ class Screener:
         # the layers' questions answered once: a Flag operation costs a microsecond or two, and
         # every post with a candidate asked four of them
         self._cites = bool(layers & Layer.CITATIONS)
+        self._counterfactuals = bool(layers & Layer.QUOTED_PLAYERS)
+        self._game_senses = bool(layers & Layer.GAME_SENSES)
         self._reads_voices = bool(
             layers & (Layer.QUOTED_RULES | Layer.QUOTED_PLAYERS | Layer.CITATIONS)
         )
@@ -438,11 +440,11 @@ class Screener:
         explained: set[str] = set()
         if cands or (self._cites and may_cite(nt)):
             cands = self._read(nt, cands, explained)
-        if self.layers & Layer.QUOTED_PLAYERS and counterfactual(nt):
+        if self._counterfactuals and counterfactual(nt):
             explained.add("oath")  # 我要是狼昨天就不会…: an argument, no wager (speaker.py)
-        if self.layers & Layer.GAME_SENSES and game_pledge(nt):
+        if self._game_senses and game_pledge(nt):
             explained.add("oath")  # 我拿预言家身份担保这个查杀: a game asset, no forbidden pledge
-        if self.layers & Layer.GAME_SENSES and director_support(nt):
+        if self._game_senses and director_support(nt):
             explained.add("director")  # 判罚轻重导演说了算: deferring to the director, not opposing
         original = nt.original
         cands += font_candidates(original)

@@ -90,6 +90,22 @@ def test_any_text_reads_as_lazy_pinyin_reads_it(text: str) -> None:
         assert pinyin_table.lazy_pinyin(text) == lazy_pinyin(text)
 
 
+_han_piece = st.one_of(
+    st.sampled_from(_PHRASES),
+    st.sampled_from(_PHRASES).map(lambda p: p[: max(1, len(p) - 1)]),
+    st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF),
+    st.sampled_from(["行", "长", "重", "〇", "𠀀", "\U0002b740"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_han_piece, min_size=1, max_size=8).map("".join))
+def test_a_text_that_is_one_han_run_reads_as_lazy_pinyin_reads_it(run: str) -> None:
+    # the text is one run as a whole: lazy_pinyin reads it without splitting it into runs first
+    assert pinyin_table.RE_HANS_RUN.fullmatch(run)
+    assert pinyin_table.lazy_pinyin(run) == lazy_pinyin(run)
+
+
 def test_the_rest_of_a_run_that_only_starts_a_phrase_is_cut_character_by_character() -> None:
     # pypinyin's quirk: no phrase starts here and the whole rest starts one, so the rest is cut
     # character by character without looking for phrases further on
