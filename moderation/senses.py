@@ -92,6 +92,8 @@ class Senses:
             near, after, ctx, not_near = (
                 re.compile(s.get(k) or _NEVER) for k in ("near", "after", "context", "not_near")
             )
+            if (s["term"], s["category"]) in self._senses:  # a second entry would replace the first
+                raise ValueError(f"senses.yaml: {s['term']} ({s['category']}) has two entries")
             self._senses[(s["term"], s["category"])] = _Sense(
                 s["term"],
                 s["category"],

@@ -155,6 +155,10 @@ class _Cues:
     abstain: re.Pattern[str]
     term_question: re.Pattern[str]
     term_question_quotes: frozenset[str]
+    definition: re.Pattern[str]
+    topic_named: re.Pattern[str]
+    dismissed: re.Pattern[str]
+    complained_talk: re.Pattern[str]
     story_cue: re.Pattern[str]
     counterfactual: re.Pattern[str]
     counterfactual_reasoning: re.Pattern[str]
@@ -219,6 +223,10 @@ _MORE_CUES = (
     "judged_words",
     "abstain",
     "term_question",
+    "definition",
+    "topic_named",
+    "dismissed",
+    "complained_talk",
     "story_cue",
     "counterfactual",
     "counterfactual_reasoning",
@@ -506,6 +514,14 @@ def _about_rules(clean: str, cues: _Cues, add: Any, present: set[str]) -> None:
         add(m.start(), _clause_end(clean, m.end()), Voice.RULES)
     for m in _run(cues.term_question, "term_question", clean, present):
         add(m.start("term"), m.end("term"), Voice.RULES, cues.term_question_quotes)
+    for m in _run(cues.definition, "definition", clean, present):
+        add(m.start("term"), _clause_end(clean, m.end(), _SENTENCE_END), Voice.RULES)
+    for m in _run(cues.topic_named, "topic_named", clean, present):
+        add(m.start("term"), m.end("term"), Voice.RULES)
+    for m in _run(cues.dismissed, "dismissed", clean, present):
+        add(m.start(), m.end(), Voice.RULES)
+    for m in _run(cues.complained_talk, "complained_talk", clean, present):
+        add(m.start("topic"), m.end("topic"), Voice.RULES, cues.prohibition_talk_quotes)
 
 
 def _poster_before(clean: str, pos: int, cues: _Cues) -> bool:

@@ -105,7 +105,8 @@ def test_a_quoted_sentence_judged_is_talk_about_the_rules() -> None:
     assert "oath" not in _categories(text), _screen(text)
     plain = "这是诅咒句式吧？"
     assert "oath" not in _categories(plain)
-    assert "oath" in _categories(plain, layers=NO_RULES)
+    # (诅咒句式 is also the senses layer's named kind of sentence: both off)
+    assert "oath" in _categories(plain, layers=NO_RULES & NO_SENSES)
 
 
 def test_an_oath_of_the_posters_after_this_is_stays() -> None:
@@ -475,3 +476,92 @@ def test_parting_until_the_reveal_after_the_game_wagers_nothing() -> None:
     assert "oath" not in _categories(text), _screen(text)
     assert "oath" in _categories(text, layers=NO_SENSES)
     assert "oath" in _categories("我是真占卜，不信揭秘贴见")
+
+
+# -- 11. rules explained, words named, talk waved away (stop 23's rule-talk and slang streams) --
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "ruleset"),
+    [
+        # a word asked about in more ways
+        ("萌新求问，规则里的“场外助理”具体指什么呀", "vest", "m08"),
+        ("xh是什么缩写？看不懂", "vest", "m08"),
+        # a rule word defined: the sentence explains the rule
+        ("替补就是有人掉线时导演找来接手的人，场上别提。", "vest", "m08"),
+        ("所谓贴脸就是不讲逻辑，拿发誓、哭闹这些压人。", "oath", "m72"),
+        # a word named as a topic or a word
+        ("打住，这属于过去场次话题了", "vest", "m08"),
+        ("我刚才说的“评奖”这个词只是举例，不展开", "meta", "m72"),
+        # an article number alone, before its verb or closing the sentence
+        ("换个话题吧，4（3）不让聊场外助理", "vest", "m08"),
+        ("别再猜谁是谁的马甲了，4（1）。", "vest", "m08"),
+        # amounting to talk of a topic
+        ("你一直问谁掉线了，这就是在聊替补", "vest", "m08"),
+        # a bare word of a kind named
+        ("zz这种不可以说的，换个词", "insult", "m08"),
+        # talk waved away, talk complained of, talk not let
+        ("别替补不替补的了，聊票", "vest", "m08"),
+        ("怎么又提场外助理了？", "vest", "m08"),
+        ("这局过去场次都不让聊的", "vest", "m08"),
+        # a rule cited after its clause with 特地
+        ("发誓也不许的 规则帖特地写了", "oath", "m08"),
+    ],
+)
+def test_rule_talk_and_named_words_quote_the_rules(text: str, category: str, ruleset: str) -> None:
+    assert category not in _categories(text, ruleset), _screen(text, ruleset)
+    assert category in _categories(text, ruleset, layers=NO_RULES)
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("替补就是我，明天我上", "vest"),
+        ("我就是在聊替补，咋了", "vest"),
+    ],
+)
+def test_the_poster_saying_it_stays(text: str, category: str) -> None:
+    assert category in _categories(text), _screen(text)
+
+
+def test_the_directors_rule_explanation_post_is_the_directors() -> None:
+    text = "【规则解释】场外助理须向导演申请，玩家可拒绝，场上不再讨论。"
+    assert _categories(text) == set(), _screen(text)
+    assert "vest" in _categories(text, layers=NO_RULES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["看谁发誓不如看票型", "发誓不算信息，别被带节奏", "诅咒句式这局出现好几次了"],
+)
+def test_swearing_named_as_a_kind_of_talk(text: str) -> None:
+    assert "oath" not in _categories(text), _screen(text)
+    assert "oath" in _categories(text, layers=NO_SENSES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["今天票tb，理由是他悍跳", "tb是狼的话狼队只剩一个", "我觉得tb不是坏人，先踩一脚支付宝", "tb你昨天验的谁"],
+)
+def test_a_player_called_tb_is_no_substitute(text: str) -> None:
+    assert "vest" not in _categories(text, "m72"), _screen(text, "m72")
+    assert "vest" in _categories(text, "m72", layers=NO_SENSES)
+
+
+@pytest.mark.parametrize("text", ["我明天要换tb了", "找个tb帮我顶两天", "tb上来了吧，说话都变了"])
+def test_a_substitute_called_tb_stays(text: str) -> None:
+    assert "vest" in _categories(text, "m72"), _screen(text, "m72")
+
+
+def test_a_sense_entered_twice_is_refused() -> None:
+    from moderation.senses import Senses
+
+    entry = {"term": "白痴", "category": "insult", "sense": "x", "near": "跳$"}
+    with pytest.raises(ValueError, match="two entries"):
+        Senses({"senses": [entry, dict(entry)], "vocabulary": {}, "addressed": "x"}, [])
+
+
+def test_a_quoted_word_judged_is_named() -> None:
+    text = "原来“人格担保”也算啊，我都不知道"
+    assert "oath" not in _categories(text), _screen(text)
+    assert "oath" in _categories(text, layers=NO_PLAYERS)
