@@ -541,7 +541,12 @@ def test_swearing_named_as_a_kind_of_talk(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["今天票tb，理由是他悍跳", "tb是狼的话狼队只剩一个", "我觉得tb不是坏人，先踩一脚支付宝", "tb你昨天验的谁"],
+    [
+        "今天票tb，理由是他悍跳",
+        "tb是狼的话狼队只剩一个",
+        "我觉得tb不是坏人，先踩一脚支付宝",
+        "tb你昨天验的谁",
+    ],
 )
 def test_a_player_called_tb_is_no_substitute(text: str) -> None:
     assert "vest" not in _categories(text, "m72"), _screen(text, "m72")
