@@ -157,6 +157,7 @@ class _Cues:
     term_question_quotes: frozenset[str]
     definition: re.Pattern[str]
     topic_named: re.Pattern[str]
+    word_explained: re.Pattern[str]
     dismissed: re.Pattern[str]
     complained_talk: re.Pattern[str]
     story_cue: re.Pattern[str]
@@ -225,6 +226,7 @@ _MORE_CUES = (
     "term_question",
     "definition",
     "topic_named",
+    "word_explained",
     "dismissed",
     "complained_talk",
     "story_cue",
@@ -517,6 +519,8 @@ def _about_rules(clean: str, cues: _Cues, add: Any, present: set[str]) -> None:
     for m in _run(cues.definition, "definition", clean, present):
         add(m.start("term"), _clause_end(clean, m.end(), _SENTENCE_END), Voice.RULES)
     for m in _run(cues.topic_named, "topic_named", clean, present):
+        add(m.start("term"), m.end("term"), Voice.RULES)
+    for m in _run(cues.word_explained, "word_explained", clean, present):
         add(m.start("term"), m.end("term"), Voice.RULES)
     for m in _run(cues.dismissed, "dismissed", clean, present):
         add(m.start(), m.end(), Voice.RULES)

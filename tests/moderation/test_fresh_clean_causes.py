@@ -570,3 +570,41 @@ def test_a_quoted_word_judged_is_named() -> None:
     text = "原来“人格担保”也算啊，我都不知道"
     assert "oath" not in _categories(text), _screen(text)
     assert "oath" in _categories(text, layers=NO_PLAYERS)
+
+
+# -- 12. rules cited in dialect and slang streams --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "ruleset"),
+    [
+        ("二货在我们东北是开玩笑的叫法，不过场上还是算了", "insult", "m08"),
+        ("别晒聊天记录，导演会罚的", "evidence", "m08"),
+        ("贴聊天记录是第7条明令禁止的", "evidence", "m08"),
+        ("拿性命担保也是违规哈", "oath", "m08"),
+        ("拿人格担保本身就违规", "oath", "m08"),
+        ("发毒誓违规哈。", "oath", "m08"),
+        ("马甲不能暴露，4(1)，大家注意", "vest", "m08"),
+        ("替补也不行啊，4(4)写着。", "vest", "m08"),
+        ("用投降担保也是m08明确的违规", "oath", "m08"),
+        ("顺着网线找你这种话也算威胁，收着点", "oath", "m08"),
+        ("sb这种缩写照样罚，别打了", "insult", "m08"),
+    ],
+)
+def test_rules_cited_in_dialect_and_slang_streams(text: str, category: str, ruleset: str) -> None:
+    assert category not in _categories(text, ruleset), _screen(text, ruleset)
+    assert category in _categories(text, ruleset, layers=NO_RULES)
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [("法官跟我说这个不算违规", "director"), ("我违规了又怎样，你这个sb", "insult")],
+)
+def test_not_a_violation_or_ones_own_stays(text: str, category: str) -> None:
+    assert category in _categories(text), _screen(text)
+
+
+def test_a_mild_feeling_in_passing_is_no_outburst() -> None:
+    text = "票被抢了有点难过，不过继续找狼"
+    assert "emotional" not in _categories(text), _screen(text)
+    assert "emotional" in _categories(text, layers=NO_SENSES)
