@@ -158,6 +158,7 @@ class _Cues:
     definition: re.Pattern[str]
     topic_named: re.Pattern[str]
     word_explained: re.Pattern[str]
+    rule_named: re.Pattern[str]
     dismissed: re.Pattern[str]
     complained_talk: re.Pattern[str]
     story_cue: re.Pattern[str]
@@ -227,6 +228,7 @@ _MORE_CUES = (
     "definition",
     "topic_named",
     "word_explained",
+    "rule_named",
     "dismissed",
     "complained_talk",
     "story_cue",
@@ -521,6 +523,8 @@ def _about_rules(clean: str, cues: _Cues, add: Any, present: set[str]) -> None:
     for m in _run(cues.topic_named, "topic_named", clean, present):
         add(m.start("term"), m.end("term"), Voice.RULES)
     for m in _run(cues.word_explained, "word_explained", clean, present):
+        add(m.start("term"), m.end("term"), Voice.RULES)
+    for m in _run(cues.rule_named, "rule_named", clean, present):
         add(m.start("term"), m.end("term"), Voice.RULES)
     for m in _run(cues.dismissed, "dismissed", clean, present):
         add(m.start(), m.end(), Voice.RULES)

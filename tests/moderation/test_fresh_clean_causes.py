@@ -590,6 +590,7 @@ def test_a_quoted_word_judged_is_named() -> None:
         ("顺着网线找你这种话也算威胁，收着点", "oath", "m08"),
         ("sb这种缩写照样罚，别打了", "insult", "m08"),
         ("滚就不必了，咱们讲票", "insult", "m08"),
+        ("替补那条规定挺人性化的，掉线也不怕", "vest", "m08"),
     ],
 )
 def test_rules_cited_in_dialect_and_slang_streams(text: str, category: str, ruleset: str) -> None:
