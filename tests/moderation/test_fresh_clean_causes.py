@@ -610,3 +610,28 @@ def test_a_mild_feeling_in_passing_is_no_outburst() -> None:
     text = "票被抢了有点难过，不过继续找狼"
     assert "emotional" not in _categories(text), _screen(text)
     assert "emotional" in _categories(text, layers=NO_SENSES)
+
+
+# -- 13. the tense moments of a game --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("狼队昨晚肯定开会商量好了刀谁", "real_life"),
+        ("警长你压三票在她身上？想清楚", "insult"),
+        ("这票我不是乱压的，有依据", "insult"),
+        ("他出局估计跟那几句发誓有关，不过别拿这个推身份", "oath"),
+    ],
+)
+def test_game_senses_of_tense_moments(text: str, category: str) -> None:
+    assert category not in _categories(text), _screen(text)
+    assert category in _categories(text, layers=NO_SENSES)
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [("我晚上要开会，先下了", "real_life"), ("你丫闭嘴", "insult"), ("丫的又是平票", "insult")],
+)
+def test_the_same_words_used_stay(text: str, category: str) -> None:
+    assert category in _categories(text), _screen(text)
