@@ -70,7 +70,8 @@ def test_a_remark_clean_only_because_unruled_does_not_teach_real_life_is_clean()
     masked = fit_classifier(_posts("m72"), options)
     unmasked = fit_classifier(_posts(None), options)  # the same posts read as clean everywhere
     for text in ("周末搬家", "上班好累"):
-        assert masked.predict([text])[0]["real_life"] > unmasked.predict([text])[0]["real_life"] + 0.2
+        raised = masked.predict([text])[0]["real_life"] - unmasked.predict([text])[0]["real_life"]
+        assert raised > 0.2
         assert "real_life" in masked.labels(text)
         assert "real_life" not in unmasked.labels(text)
 
