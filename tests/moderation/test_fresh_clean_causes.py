@@ -635,3 +635,34 @@ def test_game_senses_of_tense_moments(text: str, category: str) -> None:
 )
 def test_the_same_words_used_stay(text: str, category: str) -> None:
     assert category in _categories(text), _screen(text)
+
+
+# -- 14. long analyses that cite and report ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "layers"),
+    [
+        ("有人在讨论帖里说要拿红牌担保，这个不行哦", "oath", NO_PLAYERS),
+        ("刚才有人问我能不能贴聊天记录自证，不能的", "evidence", NO_RULES),
+        ("「这把输了怪谁」这种话我不接，说身份", "meta", NO_RULES),
+        ("明天的通灵结果会替我作证", "vest", NO_SENSES),
+        ("第一晚刀女巫是最蠢的刀法，狼不会这么干", "insult", NO_SENSES),
+    ],
+)
+def test_long_analyses_cite_and_report(text: str, category: str, layers: Layer) -> None:
+    ruleset = "m72" if category == "meta" else "m08"
+    assert category not in _categories(text, ruleset), _screen(text, ruleset)
+    assert category in _categories(text, ruleset, layers=layers)
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("昨晚我私聊导演，问他能不能给4号换替补", "vest"),
+        ("你是最蠢的玩家", "insult"),
+        ("号借给朋友了，他替我说话", "vest"),
+    ],
+)
+def test_asking_for_it_or_aiming_it_stays(text: str, category: str) -> None:
+    assert category in _categories(text), _screen(text)
