@@ -107,11 +107,14 @@ MIN_DF = 3
 # (known_matrix): real-life remarks in M72 and 白色相簿 games, clean there, no longer teach
 # real_life that real life is clean, and its threshold fell from 0.76 to 0.31 (dev recall 0.80 ->
 # 0.91); at 0.30% instead of 0.35% the classifier alone stays within 2% of dev's clean posts.
+# With the sixth diagnostic stream (long analyses) director's threshold fell to 0.26 and the
+# classifier alone flagged 2.1% of dev's clean posts; at 0.30% director's dev F1 rose (0.926 ->
+# 0.930) and the classifier alone flags 2.0%.
 CLEAN_FPR_BUDGETS: Mapping[str, float] = {
     "insult": 0.0025,
     "oath": 0.003,
     "vest": 0.004,
-    "director": 0.0035,
+    "director": 0.003,
     "evidence": 0.0015,
     "real_life": 0.003,
     "meta": 0.003,
