@@ -438,6 +438,7 @@ def read(text: str | NormalizedText) -> Reading:
         start = _clause_start(clean, end)
         if start < end:
             add(start, end, Voice.RULES)
+        add(m.start(), m.end(), Voice.RULES)  # …是赛后的事: the cue's own words are the rule's
     for m in _run(cues.prohibition, "prohibition", clean, present):
         end = _clause_end(clean, m.end())
         quotes = cues.prohibition_quotes

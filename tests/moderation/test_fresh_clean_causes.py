@@ -666,3 +666,40 @@ def test_long_analyses_cite_and_report(text: str, category: str, layers: Layer) 
 )
 def test_asking_for_it_or_aiming_it_stays(text: str, category: str) -> None:
     assert category in _categories(text), _screen(text)
+
+
+# -- 15. after the stop's final measurement (blind_g, spent) ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "layers"),
+    [
+        ("规则写满三场才能申请场外助理，我还差一场", "vest", NO_RULES),
+        ("M08规则里认输和投降都算敏感词", "oath", NO_RULES),
+        ("问一下，私聊导演问替补的事也算吗？", "vest", NO_RULES),
+        ("评奖是赛后的事，先投票", "meta", NO_RULES),
+        ("他那句赌咒的话我没当回事", "oath", NO_SENSES),
+        ("楼上又来发誓那一套了，看票吧", "oath", NO_SENSES),
+        ("誓言不作数，看验人结果", "oath", NO_SENSES),
+        ("你心累可以理解，但还是多发两帖", "emotional", NO_SENSES),
+        ("猎人像外卖小哥一样到处带人走", "real_life", NO_SENSES),
+        ("这个技能真变态，一晚能守两个人", "insult", NO_SENSES),
+    ],
+)
+def test_after_the_final_measurement(text: str, category: str, layers: Layer) -> None:
+    ruleset = "m72" if category == "meta" else "m08"
+    assert category not in _categories(text, ruleset), _screen(text, ruleset)
+    assert category in _categories(text, ruleset, layers=layers)
+
+
+def test_a_player_named_after_an_app_is_no_dog() -> None:
+    assert "insult" not in _categories("酷狗今天的票有点怪，我先观望", "m72")
+    assert "insult" in _categories("你就是条狗", "m72")
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [("我赌咒他是狼", "oath"), ("你这个变态", "insult"), ("我今天点了外卖", "real_life")],
+)
+def test_the_words_used_stay(text: str, category: str) -> None:
+    assert category in _categories(text), _screen(text)
