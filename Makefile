@@ -86,7 +86,7 @@ db: $(VENV)/.installed
 # (a make of its own with two jobs, whatever -j run was given): the dependencies install beside
 # mypyc's type check and code generation, which use one core, and training follows beside the C
 # compiler. One after the other they took 134 s to the first answer on 2 quiet cores; side by side
-# training is the longest path: 119 s to the first answer at load 0.1-2.2 with the corpus of 24,703
+# training is the longest path: 109 s to the first answer at load 1.0-2.3 with the corpus of 24,703
 # posts (92 s with 15,570; bench/make_run.json).
 run:
 	@$(MAKE) --no-print-directory -j2 $(VENV)/.installed $(MODEL)
