@@ -245,6 +245,8 @@ _MORE_CUES = (
 @cache
 def _cues() -> _Cues:
     data: dict[str, Any] = yaml.safe_load(read_text("speaker.yaml"))
+    for name in ("definition", "rule_named"):  # one list of rule words for both
+        data[name] = data[name].replace("{rule_words}", data["rule_words"])
     between = data["reported_between"]
     verb = data["reported_verb"]
     reported = _rx(f"(?P<subject>{data['reported_subject']}){between}(?P<verb>{verb})")
@@ -521,12 +523,13 @@ def _about_rules(clean: str, cues: _Cues, add: Any, present: set[str]) -> None:
         add(m.start("term"), m.end("term"), Voice.RULES, cues.term_question_quotes)
     for m in _run(cues.definition, "definition", clean, present):
         add(m.start("term"), _clause_end(clean, m.end(), _SENTENCE_END), Voice.RULES)
-    for m in _run(cues.topic_named, "topic_named", clean, present):
-        add(m.start("term"), m.end("term"), Voice.RULES)
-    for m in _run(cues.word_explained, "word_explained", clean, present):
-        add(m.start("term"), m.end("term"), Voice.RULES)
-    for m in _run(cues.rule_named, "rule_named", clean, present):
-        add(m.start("term"), m.end("term"), Voice.RULES)
+    for name, cue in (
+        ("topic_named", cues.topic_named),
+        ("word_explained", cues.word_explained),
+        ("rule_named", cues.rule_named),
+    ):  # a word named, explained or naming its rule: the word itself is the rule's
+        for m in _run(cue, name, clean, present):
+            add(m.start("term"), m.end("term"), Voice.RULES)
     for m in _run(cues.dismissed, "dismissed", clean, present):
         add(m.start(), m.end(), Voice.RULES)
     for m in _run(cues.complained_talk, "complained_talk", clean, present):
