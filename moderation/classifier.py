@@ -54,7 +54,8 @@ from moderation.normalize import NormalizedText, normalize
 
 MODEL_FORMAT = "bansha-post-classifier"
 # 2: per-category calibration (Platt) stored beside the thresholds
-MODEL_FORMAT_VERSION = 2
+# 3: the rule veto (RuleVeto): how far below its threshold the model overrules an ambiguous word
+MODEL_FORMAT_VERSION = 3
 DEFAULT_MODEL_PATH = Path("var/model.skops")
 
 # Every type a model archive may name. Anything else (an estimator, a function, a pickled blob)
@@ -124,6 +125,47 @@ class Evidence:
         }
 
 
+@dataclass(frozen=True)
+class RuleVeto:
+    """When the model, reading the whole post, overrules a rule finding of an ambiguous word.
+
+    A lexicon word or sentence pattern that ordinary game talk also uses (替补 in a reminder
+    that 规则写了不许聊替补, 爱信不信 after a claim, 赛后 in 有意见赛后再提) makes rule findings
+    that the hand-written reading cues miss in wordings they were not written for. The model
+    reads all of the post, its frame as much as the word, and where it scores the word's
+    category far below its threshold (``below``, a raw probability) it overrules the finding.
+    ``firm`` holds, per category, the words and pattern ids training saw almost only in posts of
+    that category (脑残, 傻逼): no score overrules those, so a long post that dilutes an insult
+    keeps its finding. A word training never saw counts as ambiguous.
+
+    >>> veto = RuleVeto(below=0.15, firm={"insult": frozenset({"脑残"})})
+    >>> veto.overrules("insult", "脑残", 0.01), veto.overrules("vest", "替补", 0.01)
+    (False, True)
+    >>> veto.overrules("vest", "替补", 0.4)
+    False
+    """
+
+    below: float
+    firm: Mapping[str, frozenset[str]]
+
+    def overrules(self, category: str, term: str, probability: float) -> bool:
+        """Whether a rule finding of ``term`` goes, the model scoring ``category`` so."""
+        return probability < self.below and term not in self.firm.get(category, ())
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain form for the model file (sorted, so the same veto gives the same bytes)."""
+        return {
+            "below": float(self.below),
+            "firm": {c: sorted(self.firm[c]) for c in sorted(self.firm)},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleVeto:
+        """The veto of :meth:`as_dict`'s form."""
+        firm = {str(c): frozenset(str(t) for t in terms) for c, terms in data["firm"].items()}
+        return cls(below=float(data["below"]), firm=firm)
+
+
 def default_model_path() -> Path:
     """``$BANSHA_MODEL`` if set, else ``var/model.skops`` (relative to the working directory)."""
     env = os.environ.get("BANSHA_MODEL")
@@ -148,6 +190,8 @@ class PostClassifier:
     metadata: dict[str, Any] = field(default_factory=dict)
     calibration: dict[str, tuple[float, float]] | None = None
     """Per category ``(a, b)``: confidence ``sigmoid(a * logit(p) + b)`` (None: ``p`` itself)."""
+    rule_veto: RuleVeto | None = None
+    """When the model overrules a rule finding (None: never); see :class:`RuleVeto`."""
 
     def __post_init__(self) -> None:
         n_categories, n_features = len(self.categories), len(self.space.vocabulary)
@@ -163,6 +207,8 @@ class PostClassifier:
             raise ValueError("thresholds must name exactly the model's categories")
         if self.calibration is not None and set(self.calibration) != set(self.categories):
             raise ValueError("calibration must name exactly the model's categories")
+        if self.rule_veto is not None and not set(self.rule_veto.firm) <= set(self.categories):
+            raise ValueError("the rule veto's firm terms must be of the model's categories")
 
     # -- prediction -------------------------------------------------------------------------------
 
@@ -381,6 +427,7 @@ class PostClassifier:
             self.space.binary,
             self.space.length_power,
             self.calibration,
+            None if self.rule_veto is None else self.rule_veto.as_dict(),
         ]
         digest.update(json.dumps(settings, sort_keys=True).encode())
         digest.update(json.dumps(self.config.as_dict(), sort_keys=True).encode())
@@ -405,6 +452,7 @@ class PostClassifier:
             "calibration": None
             if self.calibration is None
             else {c: [float(v) for v in self.calibration[c]] for c in self.categories},
+            "rule_veto": None if self.rule_veto is None else self.rule_veto.as_dict(),
             "metadata": json.dumps(self.metadata, sort_keys=True, ensure_ascii=False),
         }
 
@@ -496,6 +544,7 @@ class PostClassifier:
                 if stored is None
                 else {str(c): (float(v[0]), float(v[1])) for c, v in stored.items()}
             )
+            veto = state["rule_veto"]
             return cls(
                 space=space,
                 categories=categories,
@@ -507,6 +556,7 @@ class PostClassifier:
                 config=FeatureConfig.from_dict(state["config"]),
                 metadata=json.loads(state["metadata"]),
                 calibration=calibration,
+                rule_veto=None if veto is None else RuleVeto.from_dict(veto),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise ModelFileError(f"{source}: malformed model: {error}") from error

@@ -42,7 +42,10 @@ class Layer(enum.Flag):
     KINSHIP = enum.auto()
     #: a longer term matched across a word boundary (上一场 in 马上一场雨) is no hit
     SYLLABLES = enum.auto()
-    ALL = QUOTED_RULES | QUOTED_PLAYERS | CITATIONS | GAME_SENSES | KINSHIP | SYLLABLES
+    #: the trained model, reading the whole post, overrules an ambiguous word's rule finding it
+    #: scores far below its threshold (``moderation.classifier.RuleVeto``; 替补 in a rule reminder)
+    MODEL_VETO = enum.auto()
+    ALL = QUOTED_RULES | QUOTED_PLAYERS | CITATIONS | GAME_SENSES | KINSHIP | SYLLABLES | MODEL_VETO
 
     @classmethod
     def parse(cls, text: str) -> Layer:

@@ -309,6 +309,7 @@ class Screener:
         self._others_voices = self._quoting_voices - RULE_VOICES
         # the rules quoted or asked about: every category's evidence may lie in them
         self._rule_voices = self._quoting_voices & RULE_VOICES
+        self._vetoes = bool(layers & Layer.MODEL_VETO)
         self._matcher = default_matcher()
         self._patterns = default_patterns()
         # (category, article key) -> the clause cited and its severity, or None when the ruleset
@@ -579,6 +580,17 @@ class Screener:
     ) -> None:
         """Add the classifier's findings of one post to ``found``, keeping it in text order."""
         assert self.classifier is not None
+        veto = getattr(self.classifier, "rule_veto", None) if self._vetoes else None
+        if veto is not None and found:
+            # ``found`` holds the rule findings only: the model's own come below
+            kept = [
+                f
+                for f in found
+                if f.category not in probs
+                or not veto.overrules(f.category, f.term, probs[f.category])
+            ]
+            if len(kept) < len(found):
+                found[:] = kept
         text = nt.original
         out: list[Finding] = []
         thresholds = self.classifier.thresholds

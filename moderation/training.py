@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from lexicons.loader import CATEGORIES as LEXICON_CATEGORIES
-from moderation.classifier import DEFAULT_MODEL_PATH, PostClassifier
+from moderation.classifier import DEFAULT_MODEL_PATH, PostClassifier, RuleVeto
 from moderation.features import (
     EncodedDocuments,
     FeatureConfig,
@@ -127,6 +127,16 @@ CLEAN_FPR_BUDGETS: Mapping[str, float] = {
 }
 #: The budget of a category the table above does not name.
 DEFAULT_CLEAN_FPR_BUDGET = 0.0015
+# The rule veto (moderation.classifier.RuleVeto). Chosen on out-of-fold predictions for the
+# training split of stop 24 (19,848 posts): the rule findings of those posts (reading layers on,
+# each post under its own ruleset) were 6,505 right and 372 wrong. Overruling a finding when the
+# model scores its category below 0.15 and its word is not firm dropped 143 of the wrong ones
+# and 60 of the right ones (0.9%); at 0.10, 130 and 53; at 0.20, 150 and 70; with every word
+# counted ambiguous (no firm set), 0.15 cost 103 right findings, the plainly written insults and
+# oaths of long posts among them. A word is firm when, of the training posts holding it that are
+# clean or carry its category, at most a tenth (add-one smoothed) are clean.
+RULE_VETO_BELOW = 0.15
+RULE_VETO_FIRM_SHARE = 0.1
 
 
 class CorpusError(ValueError):
@@ -298,6 +308,8 @@ class TrainingOptions:
     min_positives: int = MIN_POSITIVES
     clean_fpr_budgets: Mapping[str, float] = field(default_factory=lambda: dict(CLEAN_FPR_BUDGETS))
     config: FeatureConfig = field(default_factory=FeatureConfig)
+    veto_below: float = RULE_VETO_BELOW
+    veto_firm_share: float = RULE_VETO_FIRM_SHARE
 
 
 Progress = Callable[[str], None]
@@ -568,16 +580,80 @@ def platt_calibration(
     return out
 
 
+#: The ``(category, term)`` pairs of one post's lexicon and pattern hits (``term``: the lexicon
+#: word or the pattern id, as :attr:`moderation.lexicon.Candidate.term`).
+PostTerms = frozenset[tuple[str, str]]
+
+
+def tokens_and_terms(text: str, config: FeatureConfig) -> tuple[list[str], PostTerms]:
+    """A post's feature tokens (:func:`post_tokens`, the same list) and its hits' terms.
+
+    The post is normalised and matched once for both: the tokens' ``l:`` features are the hits'
+    ``(category, via)``, exactly what :func:`moderation.lexicon.category_hits` computes.
+    """
+    from moderation.lexicon import default_matcher
+    from moderation.normalize import normalize
+    from moderation.patterns import default_patterns
+
+    nt = normalize(text)
+    found = default_matcher().candidates(nt) + default_patterns().candidates(nt)
+    hits = [(c.category, c.via) for c in found]
+    tokens = post_tokens(text, config, normalized=nt, hits=hits)
+    return tokens, frozenset((c.category, c.term) for c in found)
+
+
+def firm_terms(
+    posts: Sequence[Post],
+    terms: Sequence[PostTerms],
+    categories: Sequence[str],
+    max_clean_share: float,
+    known: np.ndarray | None = None,
+) -> dict[str, frozenset[str]]:
+    """Per category, the terms training saw almost only in posts of that category.
+
+    Of the posts holding a term that are clean or carry its category (posts of other categories
+    say nothing of it), a term is firm when the add-one smoothed share of clean ones is below
+    ``max_clean_share``. ``known`` (:func:`known_matrix`) leaves out the posts whose ruleset does
+    not rule the category: a real-life remark in an M72 game is clean there, not a sign that
+    the word is ambiguous.
+
+    >>> posts = [Post("a", "脑残", ("insult",))] * 9 + [Post("b", "规则写了不许聊替补", ())]
+    >>> terms = [frozenset({("insult", "脑残")})] * 9 + [frozenset({("vest", "替补")})]
+    >>> firm_terms(posts, terms, ["insult", "vest"], 0.1)
+    {'insult': frozenset({'脑残'})}
+    """
+    column = {c: j for j, c in enumerate(categories)}
+    counts: dict[tuple[str, str], list[int]] = {}
+    for i, (post, found) in enumerate(zip(posts, terms, strict=True)):
+        for category, term in found:
+            j = column.get(category)
+            if j is None or (known is not None and not known[i, j]):
+                continue
+            if post.clean or category in post.labels:
+                tally = counts.setdefault((category, term), [0, 0])
+                tally[0 if post.clean else 1] += 1
+    firm: dict[str, set[str]] = {}
+    for (category, term), (clean, positive) in counts.items():
+        if (clean + 1) / (clean + positive + 2) < max_clean_share:
+            firm.setdefault(category, set()).add(term)
+    return {c: frozenset(firm[c]) for c in categories if c in firm}
+
+
 def fit_classifier(
     train: Sequence[Post],
     options: TrainingOptions | None = None,
     progress: Progress = _no_progress,
     tokens: Sequence[Sequence[str]] | None = None,
+    terms: Sequence[PostTerms] | None = None,
 ) -> PostClassifier:
-    """Fit the classifier on ``train`` with thresholds from cross-validation on ``train`` only."""
+    """Fit the classifier on ``train`` with thresholds from cross-validation on ``train`` only.
+
+    ``tokens`` and ``terms``: the posts' :func:`tokens_and_terms`, when already computed.
+    """
     options = options or TrainingOptions()
-    if tokens is None:
-        tokens = [post_tokens(p.text, options.config) for p in train]
+    if tokens is None or terms is None:
+        pairs = [tokens_and_terms(p.text, options.config) for p in train]
+        tokens, terms = [t for t, _ in pairs], [f for _, f in pairs]
     counts = Counter(label for p in train for label in p.labels)
     categories = tuple(c for c in CATEGORIES if counts[c] >= options.min_positives)
     if not categories:
@@ -605,6 +681,7 @@ def fit_classifier(
         oof, targets, clean, categories, options.clean_fpr_budgets, known
     )
     calibration = platt_calibration(oof, targets, categories, known)
+    firm = firm_terms(train, terms, categories, options.veto_firm_share, known)
     progress("final model")
     metadata = {
         "seed": options.seed,
@@ -622,6 +699,7 @@ def fit_classifier(
         "lexicon_features": options.config.lexicon and lexicon_hits_function() is not None,
         "lexicon_digest": lexicon_digest(),
         "skipped_categories": {c: counts[c] for c in CATEGORIES if c not in categories},
+        "rule_veto": {"below": options.veto_below, "firm_max_clean_share": options.veto_firm_share},
     }
     return PostClassifier(
         space=space,
@@ -632,6 +710,7 @@ def fit_classifier(
         config=options.config,
         metadata=metadata,
         calibration=calibration,
+        rule_veto=RuleVeto(below=options.veto_below, firm=firm),
     )
 
 
@@ -1269,9 +1348,11 @@ class _Bar:
         self._bar.set_postfix_str(label, refresh=False)
         self._bar.update(1)
 
-    def tokens(self, texts: Sequence[str], config: FeatureConfig) -> Iterator[list[str]]:
+    def tokens(
+        self, texts: Sequence[str], config: FeatureConfig
+    ) -> Iterator[tuple[list[str], PostTerms]]:
         for text in texts:
-            yield post_tokens(text, config)
+            yield tokens_and_terms(text, config)
             self._bar.update(1)
 
     def close(self) -> None:
@@ -1300,8 +1381,9 @@ def train(
     train_posts += additions
     bar = _Bar(len(train_posts) + 3, quiet)
     try:
-        tokens = list(bar.tokens([p.text for p in train_posts], options.config))
-        model = fit_classifier(train_posts, options, bar.step, tokens)
+        pairs = list(bar.tokens([p.text for p in train_posts], options.config))
+        tokens, terms = [t for t, _ in pairs], [f for _, f in pairs]
+        model = fit_classifier(train_posts, options, bar.step, tokens, terms)
         evaluation = evaluate(model, dev_posts, train_posts)
         bar.step("evaluated")
     finally:

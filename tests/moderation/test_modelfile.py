@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import skops.io
 
-from moderation.classifier import TRUSTED_TYPES, ModelFileError, PostClassifier
+from moderation.classifier import TRUSTED_TYPES, ModelFileError, PostClassifier, RuleVeto
 from moderation.features import FeatureSpace, post_tokens
 from moderation.implementation import use_reference
 from moderation.modelfile import ArchiveError, read_state
@@ -56,6 +56,7 @@ def _small_model() -> PostClassifier:
         intercept=np.array([-0.5]),
         thresholds={"insult": 0.5},
         calibration={"insult": (1.25, -0.5)},
+        rule_veto=RuleVeto(below=0.15, firm={"insult": frozenset({"傻逼", "脑残"})}),
         metadata={"seed": 3, "note": "小模型", "none": None},
     )
 
