@@ -347,6 +347,28 @@ def _clause_end(text: str, pos: int, pattern: re.Pattern[str] = _CLAUSE_END) -> 
     return m.start() if m else len(text)
 
 
+#: A line of quoted text under a quote header: ``> 我发誓…`` (the mark forums copy a quote with)
+_QUOTED_LINE = re.compile(r"[ \t]*[>＞]")
+
+
+def _quoted_lines_end(text: str, pos: int) -> int:
+    """Where the quote opened by a header ending at ``pos`` (引用 45楼：) ends.
+
+    The rest of the header's line is quoted; when that is empty, the quote is on the lines below:
+    every following line marked ``>`` or ``＞``, or, with no such mark, the next line alone (the
+    poster's own words start on the line after it).
+    """
+    end = _clause_end(text, pos, _LINE_END)
+    if text[pos:end].strip():
+        return end
+    marked = end
+    while marked < len(text) and _QUOTED_LINE.match(text, marked + 1):
+        marked = _clause_end(text, marked + 1, _LINE_END)
+    if marked > end:
+        return marked
+    return _clause_end(text, end + 1, _LINE_END) if end < len(text) else end
+
+
 def _clause_start(text: str, pos: int) -> int:
     for i in range(pos - 1, -1, -1):
         if text[i] in ",，。！？!?；;\n":
@@ -407,7 +429,7 @@ def read(text: str | NormalizedText) -> Reading:
     for m in _run(cues.quote_line, "quote_line", clean, present):
         if any(a <= view.span(m.start(), m.start() + 1)[0] < b for a, b in blocks):
             continue  # 原帖由 X 发表： inside a [quote] block: the block already quotes it
-        add(m.end(), _clause_end(clean, m.end(), _LINE_END), Voice.PLAYER)
+        add(m.end(), _quoted_lines_end(clean, m.end()), Voice.PLAYER)
     if "【" in original and cues.director_post.match(original):
         out.append(Quoted(0, len(original), Voice.RULES, cues.voices[Voice.RULES], 0))
     # (on the original: the clean view drops bracketed tags such as [M72])

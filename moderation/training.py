@@ -114,9 +114,12 @@ MIN_DF = 4
 # 0.91); at 0.30% instead of 0.35% the classifier alone stays within 2% of dev's clean posts.
 # With the sixth diagnostic stream (long analyses) director's threshold fell to 0.26 and the
 # classifier alone flagged 2.1% of dev's clean posts; at 0.30% director's dev F1 rose (0.926 ->
-# 0.930) and the classifier alone flags 2.0%.
+# 0.930) and the classifier alone flags 2.0%. At stop 24, with blind_g and blind_h in training, the
+# classifier alone flagged 57 of dev's 2,818 clean posts (2.02%), insult the most (12); at 0.22%
+# insult's dev F1 stays 0.917 and the classifier alone flags 53 (1.88%); meta at 0.25% instead
+# would have cost meta 0.004 of dev F1.
 CLEAN_FPR_BUDGETS: Mapping[str, float] = {
-    "insult": 0.0025,
+    "insult": 0.0022,
     "oath": 0.003,
     "vest": 0.004,
     "director": 0.003,
@@ -898,8 +901,10 @@ HOLDOUT_RULESETS: tuple[str, ...] = ("m08", "m72")
 def evaluate_screener(model: PostClassifier | None, posts: Sequence[Post]) -> dict[str, Any]:
     """Score the whole screening pipeline (lexicons, patterns and ``model``) on ``posts``.
 
-    A post counts as flagged for a category when any of :data:`HOLDOUT_RULESETS`' screeners finds
-    it; the font and water rules are not text categories and are left out. Besides precision,
+    A post that names its ruleset is screened under that ruleset alone, as its labels were given
+    (a real-life remark labelled clean in an M72 game is clean there); any other post counts as
+    flagged for a category when any of :data:`HOLDOUT_RULESETS`' screeners finds it. The font
+    and water rules are not text categories and are left out. Besides precision,
     recall and F1 per category, the figures hold the clean false-positive rate (share of clean
     posts with any finding), recall per evasion kind (gold labels found) and a reliability table
     over the findings: each (post, category) found, at the highest confidence of its findings,
@@ -907,15 +912,19 @@ def evaluate_screener(model: PostClassifier | None, posts: Sequence[Post]) -> di
     """
     from moderation.screen import Screener
 
-    screeners = [Screener(r, classifier=model) for r in HOLDOUT_RULESETS]
-    texts = [p.text for p in posts]
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for i, post in enumerate(posts):
+        groups.setdefault((post.ruleset,) if post.ruleset else HOLDOUT_RULESETS, []).append(i)
     found: list[dict[str, float]] = [{} for _ in posts]
-    for screener in screeners:
-        for i, findings in enumerate(screener.screen_many(texts)):
-            for finding in findings:
-                if finding.category in CATEGORIES:
-                    best = max(found[i].get(finding.category, 0.0), finding.confidence)
-                    found[i][finding.category] = best
+    for rulesets, indices in groups.items():
+        texts = [posts[i].text for i in indices]
+        for ruleset in rulesets:
+            screened = Screener(ruleset, classifier=model).screen_many(texts)
+            for i, findings in zip(indices, screened, strict=True):
+                for finding in findings:
+                    if finding.category in CATEGORIES:
+                        best = max(found[i].get(finding.category, 0.0), finding.confidence)
+                        found[i][finding.category] = best
     per_category: dict[str, dict[str, Any]] = {}
     for category in CATEGORIES:
         pairs = list(zip(found, posts, strict=True))
@@ -1160,7 +1169,7 @@ def _holdout_markdown(holdout: Mapping[str, Any]) -> list[str]:
         f"| classifier alone | {alone['macro_f1_insult_oath_vest']:.3f} | "
         f"{_pct(alone['clean_false_positive_rate'])} "
         f"({alone['clean_flagged']}/{alone['clean_posts']}) |",
-        f"| full screener ({' + '.join(pipeline['rulesets'])}) | "
+        f"| full screener (a post's own ruleset, else {' + '.join(pipeline['rulesets'])}) | "
         f"{pipeline['macro_f1_insult_oath_vest']:.3f} | "
         f"{_pct(pipeline['clean_false_positive_rate'])} "
         f"({pipeline['clean_flagged']}/{pipeline['clean_posts']}) |",
@@ -1196,8 +1205,8 @@ def _screener_markdown(name: str, figures: Mapping[str, Any]) -> list[str]:
     with_model = ", with the classifier" if figures["classifier"] else ", rules only"
     lines = [
         "",
-        f"## Evaluation set `{name}` ({figures['posts']} posts, full screener: "
-        f"{' + '.join(figures['rulesets'])}{with_model})",
+        f"## Evaluation set `{name}` ({figures['posts']} posts, full screener: a post's own "
+        f"ruleset, else {' + '.join(figures['rulesets'])}{with_model})",
         "",
         f"- Macro-F1 over insult/oath/vest: **{figures['macro_f1_insult_oath_vest']:.3f}**",
         f"- Clean posts with any finding: **{_pct(figures['clean_false_positive_rate'])}** "

@@ -226,11 +226,12 @@ def test_a_saved_and_loaded_model_predicts_the_same(
 
 class _PlainClassifier:
     """The same model without ``predict_prepared``: the slow path (evidence and calibrated
-    confidence are the model's own, as they do not depend on the path)."""
+    confidence are the model's own, as they do not depend on the path, and so is its rule veto)."""
 
     def __init__(self, model: PostClassifier) -> None:
         self._model = model
         self.thresholds = model.thresholds
+        self.rule_veto = model.rule_veto
         self.explain = model.explain
         self.confidence = model.confidence
 

@@ -668,7 +668,7 @@ def test_asking_for_it_or_aiming_it_stays(text: str, category: str) -> None:
     assert category in _categories(text), _screen(text)
 
 
-# -- 15. after the stop's final measurement (blind_g, spent) ---------------------------------
+# -- 15. after the stops' final measurements (blind_g at stop 23, blind_i at stop 24; spent) -----
 
 
 @pytest.mark.parametrize(
@@ -684,6 +684,12 @@ def test_asking_for_it_or_aiming_it_stays(text: str, category: str) -> None:
         ("你心累可以理解，但还是多发两帖", "emotional", NO_SENSES),
         ("猎人像外卖小哥一样到处带人走", "real_life", NO_SENSES),
         ("这个技能真变态，一晚能守两个人", "insult", NO_SENSES),
+        # stop 24 (blind_i): a quote header with the quoted floor on the lines below it
+        ("引用 45楼：\n> 我发誓我是守护者\n\n规则禁止发誓，你这句会吃牌的", "oath", NO_PLAYERS),
+        ("引用 12楼：\n我以人格担保她是狼\n这种话别再说了，看票型", "oath", NO_PLAYERS),
+        # the best play of a night is no award
+        ("狼今晚最佳刀法是刀守卫：守卫不能守自己", "meta", NO_SENSES),
+        ("现在最佳选择是归票三号", "meta", NO_SENSES),
     ],
 )
 def test_after_the_final_measurement(text: str, category: str, layers: Layer) -> None:
@@ -703,3 +709,26 @@ def test_a_player_named_after_an_app_is_no_dog() -> None:
 )
 def test_the_words_used_stay(text: str, category: str) -> None:
     assert category in _categories(text), _screen(text)
+
+
+# -- 16. stop 24: what the readings of 15 leave to the poster ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "引用 45楼：\n> 他是狼\n我发誓我才是守护者",  # the poster's own oath below the quote
+        "引用 3楼：我是好人\n我发誓你是狼",  # the quote ends with its line
+        "最佳玩家我投小鸟，赛后见",
+    ],
+)
+def test_the_posters_own_words_below_a_quote_stay(text: str) -> None:
+    category = "meta" if "最佳" in text else "oath"
+    assert category in _categories(text, "m72" if category == "meta" else "m08")
+
+
+def test_deferring_a_complaint_about_a_card_opposes_nothing() -> None:
+    deferred = "对黄牌有意见的赛后再说，现在先玩"
+    assert "director" not in _categories(deferred)
+    assert "director" in _categories("我对这张黄牌有意见，凭什么")
+    assert "director" in _categories("我对判罚有意见")

@@ -15,6 +15,7 @@ from moderation.training import (
     TrainingOptions,
     choose_thresholds,
     evaluate,
+    evaluate_screener,
     fit_classifier,
     known_matrix,
 )
@@ -83,3 +84,11 @@ def test_dev_scores_leave_out_a_category_the_post_is_not_ruled_by() -> None:
     assert evaluation.scores["real_life"].fp == 0
     assert evaluation.clean_flagged == 0
     assert evaluate(model, [Post("x2", "明天要去医院复查，先下了", ())]).clean_flagged == 1
+
+
+def test_the_full_screener_scores_a_post_under_the_ruleset_it_names() -> None:
+    # the post's labels were given under M72, which has no real-life article: no false positive
+    remark = "明天要去医院复查，这两天上班忙死了"
+    assert evaluate_screener(None, [Post("y1", remark, (), ruleset="m72")])["clean_flagged"] == 0
+    # with no ruleset named it is judged under M08 too, whose 6(6) it breaks
+    assert evaluate_screener(None, [Post("y2", remark, ())])["clean_flagged"] == 1
