@@ -732,3 +732,50 @@ def test_deferring_a_complaint_about_a_card_opposes_nothing() -> None:
     assert "director" not in _categories(deferred)
     assert "director" in _categories("我对这张黄牌有意见，凭什么")
     assert "director" in _categories("我对判罚有意见")
+
+
+@pytest.mark.parametrize(
+    ("text", "categories", "ruleset"),
+    [
+        # the director's private word passed on, or a chat with the director pasted line by line
+        ("法官那边给我交了底：女巫今晚有药。", {"director"}, "m08"),
+        ("有个小道消息，来源是导演本人：今晚会很热闹。", {"director"}, "m08"),
+        (
+            "昨晚的：\n[23:05] 我→法官：验花阳\n[23:06] 法官→我：非村民阵营",
+            {"director", "evidence"},
+            "m08",
+        ),
+        (
+            "私聊在这：\n[QQ] 法官 20:15：你的票有效\n[QQ] 我 20:16：好的",
+            {"director", "evidence"},
+            "m08",
+        ),
+        ("群里的原话：\n〔狼人群〕抖音：明天我跳占卜\n〔狼人群〕淘宝：好", {"evidence"}, "m08"),
+        ("这一环守卫得负全责。", {"meta"}, "m72"),
+        ("我信佛的，当着佛祖的面说，春希就是守护者。", {"oath"}, "m08"),
+        ("Pretty sure the guy behind 迅雷 is the one who always grabs wolf", {"vest"}, "m08"),
+        ("If 凛 is village, I'll surrender right here.", {"oath"}, "m08"),
+    ],
+)
+def test_wordings_stop_24_found_missing(text: str, categories: set[str], ruleset: str) -> None:
+    assert categories <= _categories(text, ruleset), _screen(text, ruleset)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[公示] 导演：昨夜平安夜\n[公示] 导演：今天投票截止21:00",  # announcements relayed, no chat
+        "[M72]导演：今天开门，投票截止21:00",
+        "马甲报到，穗乃果在此，今天也要元气满满！",  # the sign-up thread of M08
+    ],
+)
+def test_relayed_announcements_and_the_sign_up_are_no_violation(text: str) -> None:
+    assert not _categories(text) & {"director", "evidence", "vest"}, _screen(text)
+
+
+def test_a_pet_dog_and_a_word_named_are_no_insults() -> None:
+    assert "insult" not in _categories("刚带我家狗去打疫苗，回来看票。")
+    assert "insult" in _categories("刚带我家狗去打疫苗，回来看票。", layers=NO_SENSES)
+    assert "insult" in _categories("我家狗都比你会玩")
+    assert "insult" not in _categories("两面三刀这词放变节者身上正好")
+    assert "insult" in _categories("两面三刀这词放变节者身上正好", layers=NO_RULES)
