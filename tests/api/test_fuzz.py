@@ -769,7 +769,8 @@ def make_machine(
                 "/api/games/<game_id>/posts",
                 case,
                 schemas.POSTS_REQUEST,
-                {200, 400, 413},
+                # 409: a forum post id the game already holds for another post (post_id_reused)
+                {200, 400, 409, 413},
             )
 
         @rule(case=card_cases)

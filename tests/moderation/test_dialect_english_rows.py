@@ -34,6 +34,13 @@ FOUND = [
     ("听日要返工，晏啲先上嚟", "real_life", "terms/dialect.tsv"),
     # 川渝
     ("你这个哈戳戳的，票都投反了", "insult", "terms/dialect.tsv"),
+    # 吴语 (stop 24): the Shanghainese swear and quitting in anger
+    ("册那，又被刀了", "insult", "terms/dialect.tsv"),
+    ("侬个瘪三，这也跟票", "insult", "terms/dialect.tsv"),
+    ("气煞我了，勿要白相了", "emotional", "terms/dialect.tsv"),
+    # English (stop 24): the account behind a character, surrender as an oath (M08)
+    ("Pretty sure the guy behind 迅雷 always grabs wolf", "vest", "terms/english.tsv"),
+    ("If 凛 is village, I'll surrender right here.", "oath", "terms/english.tsv"),
     # English: a bare alt or sub in a game thread
     ("I think 7号 is someone's alt", "vest", "terms/english.tsv"),
     ("who is the sub for 9号 tomorrow?", "vest", "terms/english.tsv"),
@@ -74,6 +81,8 @@ def test_found_through_its_data_row(text: str, category: str, source: str) -> No
         "the subtitle of this thread is wrong",  # sub inside a longer word
         "an alternative plan: vote 5号",  # alt inside a longer word
         "返回楼上看一下票型",  # 返 without 工
+        "这本册那天借给你了",  # 册 and 那 of two words
+        "who's behind on the vote count? I have 3 for 5号",  # behind without the guy
         "头壳清醒的人都看得出5号是狼",  # 头壳 without 坏
         # English game talk: a fake claim, a poison, a done analysis, a play called dumb
         "5号 is a fake claim, the real seer is 2号",  # fake: no 法克 (letter_words.txt)
