@@ -54,8 +54,10 @@ from moderation.normalize import NormalizedText, normalize
 
 MODEL_FORMAT = "bansha-post-classifier"
 # 2: per-category calibration (Platt) stored beside the thresholds
-# 3: the rule veto (RuleVeto): how far below its threshold the model overrules an ambiguous word
+# 3: the rule veto (RuleVeto): the score below which the model overrules an ambiguous word; a
+# version 2 file still loads, with no veto
 MODEL_FORMAT_VERSION = 3
+_READABLE_FORMAT_VERSIONS = (2, 3)
 DEFAULT_MODEL_PATH = Path("var/model.skops")
 
 # Every type a model archive may name. Anything else (an estimator, a function, a pickled blob)
@@ -133,7 +135,8 @@ class RuleVeto:
     that 规则写了不许聊替补, 爱信不信 after a claim, 赛后 in 有意见赛后再提) makes rule findings
     that the hand-written reading cues miss in wordings they were not written for. The model
     reads all of the post, its frame as much as the word, and where it scores the word's
-    category far below its threshold (``below``, a raw probability) it overrules the finding.
+    category below ``below`` (a raw probability, far below every category's threshold) it
+    overrules the finding.
     ``firm`` holds, per category, the words and pattern ids training saw almost only in posts of
     that category (脑残, 傻逼): no score overrules those, so a long post that dilutes an insult
     keeps its finding. A word training never saw counts as ambiguous.
@@ -520,10 +523,10 @@ class PostClassifier:
     def _from_state(cls, state: Any, source: str) -> PostClassifier:
         if not isinstance(state, dict) or state.get("format") != MODEL_FORMAT:
             raise ModelFileError(f"{source}: not a {MODEL_FORMAT} model")
-        if state.get("format_version") != MODEL_FORMAT_VERSION:
+        if state.get("format_version") not in _READABLE_FORMAT_VERSIONS:
             raise ModelFileError(
                 f"{source}: model format version {state.get('format_version')!r}, this code reads "
-                f"{MODEL_FORMAT_VERSION}; retrain with 'bansha train'"
+                f"{' or '.join(map(str, _READABLE_FORMAT_VERSIONS))}; retrain with 'bansha train'"
             )
         if state.get("feature_version") != FEATURE_VERSION:
             raise ModelFileError(
@@ -544,7 +547,7 @@ class PostClassifier:
                 if stored is None
                 else {str(c): (float(v[0]), float(v[1])) for c, v in stored.items()}
             )
-            veto = state["rule_veto"]
+            veto = state.get("rule_veto")  # absent from a version 2 file
             return cls(
                 space=space,
                 categories=categories,

@@ -59,7 +59,7 @@ from moderation.speaker import (
 )
 
 if TYPE_CHECKING:
-    from moderation.classifier import Evidence
+    from moderation.classifier import Evidence, RuleVeto
     from moderation.features import HitSpan
     from moderation.speaker import Reading
 
@@ -319,6 +319,11 @@ class Screener:
         # classifier finding asks again whose words its evidence is (by id; each entry holds the
         # post object itself, so an id cannot have been reused)
         self._readings: dict[int, tuple[NormalizedText, Reading]] = {}
+        # the rule findings (category, start, end) of the current call's posts that hold a word
+        # the model may not overrule (RuleVeto.firm), found before overlapping findings merged:
+        # a merged finding keeps one member's term, and a firm member must keep it (by id, as
+        # the readings; each entry holds the post object itself)
+        self._firm: dict[int, tuple[NormalizedText, frozenset[tuple[str, int, int]]]] = {}
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -375,7 +380,7 @@ class Screener:
 
     def _screen_chunk(self, texts: Sequence[str]) -> list[ScreenResult]:
         """:meth:`screen_posts` of posts already checked, the classifier run once over them."""
-        self._readings = {}
+        self._readings, self._firm = {}, {}
         normalized = [normalize(t) for t in texts]
         hits: list[tuple[tuple[str, str], ...]] | None = [] if self._prepared is not None else None
         rules = [self._rule_findings(nt, hits) for nt in normalized]
@@ -396,7 +401,7 @@ class Screener:
     def _screen_one(self, text: str) -> tuple[list[Finding], bool]:
         """Findings and water flag of one post (the single-post path of :meth:`screen_posts`)."""
         _check_post(text, None)
-        self._readings = {}
+        self._readings, self._firm = {}, {}
         nt = normalize(text)
         hits: list[tuple[tuple[str, str], ...]] | None = [] if self._prepared is not None else None
         found, water, explained, spans = self._rule_findings(nt, hits)
@@ -407,6 +412,14 @@ class Screener:
         if self.min_confidence > 0:
             found = [f for f in found if f.confidence >= self.min_confidence]
         return found, water
+
+    @property
+    def _veto(self) -> RuleVeto | None:
+        """The model's rule veto when the ``MODEL_VETO`` layer is on (None: nothing overruled)."""
+        if not self._vetoes or self.classifier is None:
+            return None
+        veto: RuleVeto | None = getattr(self.classifier, "rule_veto", None)
+        return veto
 
     @property
     def _prepared(self) -> Any:
@@ -467,7 +480,17 @@ class Screener:
                 explained.update(f.category for f in inside)
                 findings = [f for f in findings if f not in inside]
             explained.update(q.category for q in quoting if q.article != _CITE)
-        return _merge(findings, original), water is not None, frozenset(explained), spans
+        merged = _merge(findings, original)
+        veto = self._veto
+        if veto is not None and len(merged) < len(findings):
+            firm = [f for f in findings if f.term in veto.firm.get(f.category, ())]
+            self._firm[id(nt)] = (
+                nt,
+                frozenset(
+                    (m.category, m.start, m.end) for m in merged if any(_within(f, m) for f in firm)
+                ),
+            )
+        return merged, water is not None, frozenset(explained), spans
 
     def _read(
         self, nt: NormalizedText, cands: list[Candidate], explained: set[str]
@@ -580,13 +603,16 @@ class Screener:
     ) -> None:
         """Add the classifier's findings of one post to ``found``, keeping it in text order."""
         assert self.classifier is not None
-        veto = getattr(self.classifier, "rule_veto", None) if self._vetoes else None
+        veto = self._veto
         if veto is not None and found:
             # ``found`` holds the rule findings only: the model's own come below
+            entry = self._firm.get(id(nt))
+            firm = entry[1] if entry is not None and entry[0] is nt else frozenset()
             kept = [
                 f
                 for f in found
                 if f.category not in probs
+                or (f.category, f.start, f.end) in firm
                 or not veto.overrules(f.category, f.term, probs[f.category])
             ]
             if len(kept) < len(found):
@@ -674,6 +700,11 @@ def _inside(f: Finding, quoting: Sequence[Candidate]) -> bool:
             if q.article != _CITE and q.category == f.category:
                 return True
     return False
+
+
+def _within(f: Finding, merged: Finding) -> bool:
+    """Whether ``f`` is one of the findings ``merged`` was made of (same category, inside it)."""
+    return f.category == merged.category and merged.start <= f.start and f.end <= merged.end
 
 
 def _merge(findings: list[Finding], original: str) -> list[Finding]:

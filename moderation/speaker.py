@@ -361,6 +361,8 @@ def _quoted_lines_end(text: str, pos: int) -> int:
     end = _clause_end(text, pos, _LINE_END)
     if text[pos:end].strip():
         return end
+    while end < len(text) and not text[end + 1 : _clause_end(text, end + 1, _LINE_END)].strip():
+        end = _clause_end(text, end + 1, _LINE_END)  # blank lines between header and quote
     marked = end
     while marked < len(text) and _QUOTED_LINE.match(text, marked + 1):
         marked = _clause_end(text, marked + 1, _LINE_END)

@@ -687,6 +687,11 @@ def test_asking_for_it_or_aiming_it_stays(text: str, category: str) -> None:
         # stop 24 (blind_i): a quote header with the quoted floor on the lines below it
         ("引用 45楼：\n> 我发誓我是守护者\n\n规则禁止发誓，你这句会吃牌的", "oath", NO_PLAYERS),
         ("引用 12楼：\n我以人格担保她是狼\n这种话别再说了，看票型", "oath", NO_PLAYERS),
+        (
+            "引用 45楼：\n\n> 我发誓我是守护者\n\n你这句会吃牌",
+            "oath",
+            NO_PLAYERS,
+        ),  # a blank line first
         # the best play of a night is no award
         ("狼今晚最佳刀法是刀守卫：守卫不能守自己", "meta", NO_SENSES),
         ("现在最佳选择是归票三号", "meta", NO_SENSES),
@@ -751,6 +756,8 @@ def test_deferring_a_complaint_about_a_card_opposes_nothing() -> None:
             "m08",
         ),
         ("群里的原话：\n〔狼人群〕抖音：明天我跳占卜\n〔狼人群〕淘宝：好", {"evidence"}, "m08"),
+        ("昨晚的：\n[23：05] 导演：验花阳非村民\n[23：06] 我：好", {"director", "evidence"}, "m08"),
+        ("私聊在这：\n[QQ群] 法官：你的票有效\n[QQ群] 我：好的", {"director", "evidence"}, "m08"),
         ("这一环守卫得负全责。", {"meta"}, "m72"),
         ("我信佛的，当着佛祖的面说，春希就是守护者。", {"oath"}, "m08"),
         ("Pretty sure the guy behind 迅雷 is the one who always grabs wolf", {"vest"}, "m08"),
@@ -767,6 +774,7 @@ def test_wordings_stop_24_found_missing(text: str, categories: set[str], ruleset
         "[公示] 导演：昨夜平安夜\n[公示] 导演：今天投票截止21:00",  # announcements relayed, no chat
         "[M72]导演：今天开门，投票截止21:00",
         "马甲报到，穗乃果在此，今天也要元气满满！",  # the sign-up thread of M08
+        "按公示帖里导演的原话，平票就PK。",  # the director's public words
     ],
 )
 def test_relayed_announcements_and_the_sign_up_are_no_violation(text: str) -> None:

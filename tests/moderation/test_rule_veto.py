@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from moderation.classifier import PostClassifier, RuleVeto
+from moderation.classifier import ModelFileError, PostClassifier, RuleVeto
 from moderation.layers import Layer
 from moderation.screen import Screener
 from moderation.training import Post, TrainingOptions, firm_terms, fit_classifier, tokens_and_terms
@@ -132,3 +132,26 @@ def test_the_veto_survives_the_model_file(model: PostClassifier, tmp_path: Path)
     loaded = PostClassifier.load(path)
     assert loaded.rule_veto == model.rule_veto
     assert loaded.fingerprint() == model.fingerprint()
+
+
+def test_a_firm_word_inside_a_merged_finding_keeps_it() -> None:
+    # 不得好死 (firm) merges into the longer curse pattern, whose own term is not firm
+    curse = "你不得好死"
+    firm = RuleVeto(below=0.15, firm={"oath": frozenset({"不得好死"})})
+    kept = Screener("m08", classifier=ScoreModel("oath", 0.0, firm)).screen(curse)
+    assert [f.term for f in kept] == ["oath-curse-you-die"]
+    assert Screener("m08", classifier=ScoreModel("oath", 0.0, AMBIGUOUS)).screen(curse) == []
+
+
+def test_a_version_2_model_file_loads_without_a_veto(model: PostClassifier) -> None:
+    import skops.io
+
+    state = model._state()
+    state["format_version"] = 2  # written before the veto: no rule_veto entry at all
+    del state["rule_veto"]
+    old = PostClassifier.from_bytes(skops.io.dumps(state))
+    assert old.rule_veto is None
+    assert old.predict(["你就是个脑残"]) == model.predict(["你就是个脑残"])
+    state["format_version"] = 1
+    with pytest.raises(ModelFileError, match="2 or 3"):
+        PostClassifier.from_bytes(skops.io.dumps(state))
