@@ -128,3 +128,14 @@ def test_syllables_across_word_boundaries_are_no_hit(text: str, category: str) -
 def test_the_same_terms_on_word_boundaries_are_found(text: str, category: str) -> None:
     for ruleset in RULESETS:
         assert category in {f.category for f in _screen(text, ruleset)}, ruleset
+
+
+def test_a_hits_sentence_is_read_at_most_a_bounded_window_each_side() -> None:
+    # a post with no sentence mark (one oath repeated over 64 KiB) must not make every hit read
+    # the whole post: that was quadratic, tens of seconds for one post
+    from moderation.senses import _MAX_SENTENCE_SIDE, _sentence
+
+    text = "我发誓" * 2000
+    a, b = _sentence(text, 3000, 3003)
+    assert (a, b) == (3000 - _MAX_SENTENCE_SIDE, 3003 + _MAX_SENTENCE_SIDE)
+    assert _sentence("他是狼。我发誓我是好人！对吧", 6, 8) == (4, 11)
