@@ -811,8 +811,10 @@ def make_machine(
     return GameFuzz
 
 
+# 20 examples, not 12: with 12, about one test run in twenty reached no /advance refusal at all
+# (Hypothesis chooses the rules of each example at random) and failed REACHED below
 MACHINE_SETTINGS = settings(
-    max_examples=12,
+    max_examples=20,
     stateful_step_count=25,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
